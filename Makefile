@@ -1,0 +1,43 @@
+# simhash: PGXS build.  `make demo` and `make test` are the two commands the
+# README names; everything else is ordinary PGXS (make, make install,
+# make installcheck).
+
+EXTENSION   = simhash
+MODULE_big  = simhash
+DATA        = $(wildcard sql/simhash--*.sql)
+CORE_SRCS   = $(wildcard src/core/*.cpp)
+GLUE_SRCS   = $(wildcard src/pg/*.cpp) $(wildcard src/index/*.cpp)
+OBJS        = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
+
+# Every sql/*.sql except the install scripts is a pg_regress test.
+REGRESS      = $(sort $(basename $(notdir $(filter-out $(DATA),$(wildcard sql/*.sql)))))
+REGRESS_OPTS = --encoding=UTF8 --no-locale
+ISOLATION      = $(sort $(basename $(notdir $(wildcard test/isolation/specs/*.spec))))
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/isolation/output
+TAP_TESTS   = $(if $(wildcard test/t/*.pl),1,)
+PROVE_TESTS = $(wildcard test/t/*.pl)
+
+# SIMHASH_WERROR=1 (set by `make test`) turns warnings into errors.
+SIMHASH_WARN = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+               -Wno-sign-compare -Wno-register -Wno-cast-function-type
+PG_CXXFLAGS = -std=c++17 -O2 $(SIMHASH_WARN) $(if $(SIMHASH_WERROR),-Werror,) -Isrc/core -Isrc/pg -Isrc/index
+PG_CPPFLAGS = -DXXH_INLINE_ALL
+SHLIB_LINK  = -lstdc++
+
+EXTRA_CLEAN = test/unit/build test/isolation/output results regression.diffs regression.out tmp_check
+
+PG_CONFIG ?= pg_config
+# Debian's PGXS would compile every .cpp to LLVM bitcode with its own C++14
+# flags; our C++17 sources cannot be inlined by JIT that way.
+override with_llvm = no
+override autodepend = yes
+PGXS := $(shell $(PG_CONFIG) --pgxs)
+include $(PGXS)
+
+.PHONY: demo test unit
+demo:
+	bash scripts/demo.sh
+test:
+	bash scripts/test-all.sh
+unit:
+	$(MAKE) -C test/unit

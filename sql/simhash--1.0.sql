@@ -1,0 +1,234 @@
+-- simhash 1.0: SimHash fingerprints and near-duplicate search.
+\echo Use "CREATE EXTENSION simhash" to load this file. \quit
+
+-- ==== the simhash type ====
+
+CREATE TYPE @extschema@.simhash;
+
+CREATE FUNCTION @extschema@.simhash_in(cstring) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_out(@extschema@.simhash) RETURNS cstring
+    AS 'MODULE_PATHNAME', 'simhash_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_recv(internal) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_send(@extschema@.simhash) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'simhash_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.simhash (
+    INPUT = @extschema@.simhash_in,
+    OUTPUT = @extschema@.simhash_out,
+    RECEIVE = @extschema@.simhash_recv,
+    SEND = @extschema@.simhash_send,
+    INTERNALLENGTH = 8,
+    PASSEDBYVALUE,
+    ALIGNMENT = double,
+    STORAGE = plain
+);
+COMMENT ON TYPE @extschema@.simhash IS '64-bit SimHash fingerprint';
+
+-- ==== casts ====
+
+CREATE FUNCTION @extschema@.simhash_to_bigint(@extschema@.simhash) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'simhash_to_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_from_bigint(bigint) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_from_bigint' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_to_bit(@extschema@.simhash) RETURNS bit
+    AS 'MODULE_PATHNAME', 'simhash_to_bit' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_from_bit(bit) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_from_bit' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE CAST (@extschema@.simhash AS bigint) WITH FUNCTION @extschema@.simhash_to_bigint(@extschema@.simhash);
+CREATE CAST (bigint AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_bigint(bigint);
+CREATE CAST (@extschema@.simhash AS bit) WITH FUNCTION @extschema@.simhash_to_bit(@extschema@.simhash);
+CREATE CAST (bit AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_bit(bit);
+
+-- ==== comparison, btree and hash operator classes ====
+
+CREATE FUNCTION @extschema@.simhash_eq(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_eq' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_ne(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_ne' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_lt(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_lt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_le(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_le' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_gt(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_gt' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_ge(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_ge' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_cmp(@extschema@.simhash, @extschema@.simhash) RETURNS integer
+    AS 'MODULE_PATHNAME', 'simhash_cmp' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_sortsupport(internal) RETURNS void
+    AS 'MODULE_PATHNAME', 'simhash_sortsupport' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_hash(@extschema@.simhash) RETURNS integer
+    AS 'MODULE_PATHNAME', 'simhash_hash' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+CREATE FUNCTION @extschema@.simhash_hash_extended(@extschema@.simhash, bigint) RETURNS bigint
+    AS 'MODULE_PATHNAME', 'simhash_hash_extended' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+
+CREATE OPERATOR @extschema@.= (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash, PROCEDURE = @extschema@.simhash_eq,
+    COMMUTATOR = OPERATOR(@extschema@.=), NEGATOR = OPERATOR(@extschema@.<>),
+    RESTRICT = eqsel, JOIN = eqjoinsel, HASHES, MERGES
+);
+CREATE OPERATOR @extschema@.<> (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash, PROCEDURE = @extschema@.simhash_ne,
+    COMMUTATOR = OPERATOR(@extschema@.<>), NEGATOR = OPERATOR(@extschema@.=),
+    RESTRICT = neqsel, JOIN = neqjoinsel
+);
+CREATE OPERATOR @extschema@.< (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash, PROCEDURE = @extschema@.simhash_lt,
+    COMMUTATOR = OPERATOR(@extschema@.>), NEGATOR = OPERATOR(@extschema@.>=),
+    RESTRICT = scalarltsel, JOIN = scalarltjoinsel
+);
+CREATE OPERATOR @extschema@.<= (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash, PROCEDURE = @extschema@.simhash_le,
+    COMMUTATOR = OPERATOR(@extschema@.>=), NEGATOR = OPERATOR(@extschema@.>),
+    RESTRICT = scalarlesel, JOIN = scalarlejoinsel
+);
+CREATE OPERATOR @extschema@.> (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash, PROCEDURE = @extschema@.simhash_gt,
+    COMMUTATOR = OPERATOR(@extschema@.<), NEGATOR = OPERATOR(@extschema@.<=),
+    RESTRICT = scalargtsel, JOIN = scalargtjoinsel
+);
+CREATE OPERATOR @extschema@.>= (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash, PROCEDURE = @extschema@.simhash_ge,
+    COMMUTATOR = OPERATOR(@extschema@.<=), NEGATOR = OPERATOR(@extschema@.<),
+    RESTRICT = scalargesel, JOIN = scalargejoinsel
+);
+
+CREATE OPERATOR CLASS @extschema@.simhash_btree_ops
+    DEFAULT FOR TYPE @extschema@.simhash USING btree AS
+        OPERATOR 1 @extschema@.< ,
+        OPERATOR 2 @extschema@.<= ,
+        OPERATOR 3 @extschema@.= ,
+        OPERATOR 4 @extschema@.>= ,
+        OPERATOR 5 @extschema@.> ,
+        FUNCTION 1 @extschema@.simhash_cmp(@extschema@.simhash, @extschema@.simhash),
+        FUNCTION 2 @extschema@.simhash_sortsupport(internal);
+
+CREATE OPERATOR CLASS @extschema@.simhash_hash_ops
+    DEFAULT FOR TYPE @extschema@.simhash USING hash AS
+        OPERATOR 1 @extschema@.= ,
+        FUNCTION 1 @extschema@.simhash_hash(@extschema@.simhash),
+        FUNCTION 2 @extschema@.simhash_hash_extended(@extschema@.simhash, bigint);
+
+-- ==== Hamming distance and similarity ====
+
+CREATE FUNCTION @extschema@.hamming_distance(@extschema@.simhash, @extschema@.simhash) RETURNS integer
+    AS 'MODULE_PATHNAME', 'simhash_hamming' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
+COMMENT ON FUNCTION @extschema@.hamming_distance(@extschema@.simhash, @extschema@.simhash)
+    IS 'number of bits in which two simhashes differ';
+
+CREATE OPERATOR @extschema@.<-> (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash,
+    PROCEDURE = @extschema@.hamming_distance, COMMUTATOR = OPERATOR(@extschema@.<->)
+);
+COMMENT ON OPERATOR @extschema@.<->(@extschema@.simhash, @extschema@.simhash) IS 'Hamming distance';
+
+-- Reads simhash.threshold, hence STABLE (as pg_trgm's % reads pg_trgm.similarity_threshold).
+CREATE FUNCTION @extschema@.simhash_similar_op(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_similar_op' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
+CREATE OPERATOR @extschema@.% (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash,
+    PROCEDURE = @extschema@.simhash_similar_op, COMMUTATOR = OPERATOR(@extschema@.%),
+    RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @extschema@.%(@extschema@.simhash, @extschema@.simhash)
+    IS 'true when the Hamming distance is at most simhash.threshold';
+
+CREATE FUNCTION @extschema@.simhash_within(@extschema@.simhash, @extschema@.simhash, radius integer) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_within' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash_within(@extschema@.simhash, @extschema@.simhash, integer)
+    IS 'true when the Hamming distance is at most radius (0 to 64)';
+
+CREATE FUNCTION @extschema@.simhash_similarity(@extschema@.simhash, @extschema@.simhash) RETURNS float8
+    AS 'MODULE_PATHNAME', 'simhash_similarity' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash_similarity(@extschema@.simhash, @extschema@.simhash)
+    IS '1 - Hamming distance / 64';
+
+CREATE FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, n integer) RETURNS bigint[]
+    AS 'MODULE_PATHNAME', 'simhash_blocks' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, integer)
+    IS 'the n pigeonhole blocks of a simhash, most significant first';
+
+-- ==== fingerprints ====
+
+CREATE FUNCTION @extschema@.simhash(text) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text)
+    IS 'SimHash of a text: words, and character bigrams in Chinese/Japanese runs';
+
+-- A one-argument call named like a type is read as a cast unless an exact
+-- match exists, so varchar and char columns get their own overloads.
+CREATE FUNCTION @extschema@.simhash(varchar) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash(bpchar) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text_tokenized' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text, text, integer)
+    IS 'SimHash of a text with the words, chars or mixed tokenizer and n-gram size n';
+
+CREATE FUNCTION @extschema@.simhash(tsvector) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_tsvector' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(tsvector)
+    IS 'SimHash of the lexemes of a tsvector, weighted by occurrences and A/B/C/D labels';
+
+CREATE FUNCTION @extschema@.simhash(features text[]) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_feature_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text[]) IS 'SimHash of features of equal weight';
+
+CREATE FUNCTION @extschema@.simhash(features text[], weights float8[]) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_weighted_feature_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text[], float8[]) IS 'SimHash of weighted features';
+
+CREATE FUNCTION @extschema@.simhash_features(text, tokenizer text DEFAULT 'mixed', n integer DEFAULT 2)
+    RETURNS text[]
+    AS 'MODULE_PATHNAME', 'simhash_features' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash_features(text, text, integer)
+    IS 'the features simhash(text, tokenizer, n) votes with, in text order';
+
+-- ==== aggregate ====
+
+CREATE FUNCTION @extschema@.simhash_agg_weighted_transfn(internal, text, float8) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_agg_weighted_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_transfn(internal, text) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_agg_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_combinefn(internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_agg_combinefn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_finalfn(internal) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_agg_finalfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_serializefn(internal) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'simhash_agg_serializefn' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_agg_deserializefn(bytea, internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_agg_deserializefn' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE @extschema@.simhash_agg(feature text, weight float8) (
+    SFUNC = @extschema@.simhash_agg_weighted_transfn,
+    STYPE = internal,
+    FINALFUNC = @extschema@.simhash_agg_finalfn,
+    COMBINEFUNC = @extschema@.simhash_agg_combinefn,
+    SERIALFUNC = @extschema@.simhash_agg_serializefn,
+    DESERIALFUNC = @extschema@.simhash_agg_deserializefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.simhash_agg(feature text) (
+    SFUNC = @extschema@.simhash_agg_transfn,
+    STYPE = internal,
+    FINALFUNC = @extschema@.simhash_agg_finalfn,
+    COMBINEFUNC = @extschema@.simhash_agg_combinefn,
+    SERIALFUNC = @extschema@.simhash_agg_serializefn,
+    DESERIALFUNC = @extschema@.simhash_agg_deserializefn,
+    PARALLEL = SAFE
+);
+
+-- ==== fingerprinting trigger ====
+
+CREATE FUNCTION @extschema@.simhash_fingerprint_trigger() RETURNS trigger
+    AS 'MODULE_PATHNAME', 'simhash_fingerprint_trigger' LANGUAGE C;
+COMMENT ON FUNCTION @extschema@.simhash_fingerprint_trigger()
+    IS 'BEFORE INSERT OR UPDATE row trigger: simhash_fingerprint_trigger(target_column, source_column [, ...])';
+
+-- ==== index access method (owned by the index engineer) ====

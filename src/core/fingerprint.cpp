@@ -1,0 +1,104 @@
+#include "fingerprint.hpp"
+
+#include <cmath>
+
+#ifndef XXH_INLINE_ALL
+#define XXH_INLINE_ALL
+#endif
+#include <xxhash.h>
+
+namespace simhash {
+
+uint64_t feature_hash(const char* feature, size_t length) noexcept {
+    return XXH3_64bits_withSeed(feature, length, 0);
+}
+
+namespace {
+
+// kSpread[b] has byte k set to bit k of b: adding it counts eight bits at once.
+struct SpreadTable {
+    uint64_t entry[256];
+    constexpr SpreadTable() : entry() {
+        for (int b = 0; b < 256; ++b) {
+            uint64_t v = 0;
+            for (int k = 0; k < 8; ++k) v |= uint64_t((b >> k) & 1) << (8 * k);
+            entry[b] = v;
+        }
+    }
+};
+constexpr SpreadTable kSpread;
+
+// A byte lane overflows after 255 additions.
+constexpr uint32_t kFlushEvery = 255;
+
+}  // namespace
+
+void UnitVotes::add(uint64_t hash) noexcept {
+    for (int j = 0; j < 8; ++j) lanes_[j] += kSpread.entry[(hash >> (8 * j)) & 0xFF];
+    ++features_;
+    if (++pending_ == kFlushEvery) flush();
+}
+
+void UnitVotes::flush() noexcept {
+    for (int j = 0; j < 8; ++j) {
+        for (int k = 0; k < 8; ++k) ones_[8 * j + k] += (lanes_[j] >> (8 * k)) & 0xFF;
+        lanes_[j] = 0;
+    }
+    pending_ = 0;
+}
+
+uint64_t UnitVotes::fingerprint() noexcept {
+    flush();
+    uint64_t fp = 0;
+    for (int i = 0; i < 64; ++i)
+        if (2 * ones_[i] > features_) fp |= uint64_t{1} << i;  // ones - zeros > 0
+    return fp;
+}
+
+void IntegerVotes::add(uint64_t hash, int64_t weight) noexcept {
+    if (weight == 0) return;
+    for (int i = 0; i < 64; ++i) sums_[i] += ((hash >> i) & 1) ? weight : -weight;
+    ++features_;
+}
+
+uint64_t IntegerVotes::fingerprint() const noexcept {
+    uint64_t fp = 0;
+    for (int i = 0; i < 64; ++i)
+        if (sums_[i] > 0) fp |= uint64_t{1} << i;
+    return fp;
+}
+
+void RealVotes::add(uint64_t hash, double weight) noexcept {
+    if (weight == 0.0) return;
+    for (int i = 0; i < 64; ++i) sums_[i] += ((hash >> i) & 1) ? weight : -weight;
+    ++features_;
+}
+
+void RealVotes::merge(const RealVotes& other) noexcept {
+    for (int i = 0; i < 64; ++i) sums_[i] += other.sums_[i];
+    features_ += other.features_;
+}
+
+uint64_t RealVotes::fingerprint() const noexcept {
+    uint64_t fp = 0;
+    for (int i = 0; i < 64; ++i)
+        if (sums_[i] > 0.0) fp |= uint64_t{1} << i;
+    return fp;
+}
+
+bool RealVotes::overflowed() const noexcept {
+    for (double s : sums_)
+        if (!std::isfinite(s)) return true;
+    return false;
+}
+
+TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
+                                 char* scratch) noexcept {
+    UnitVotes votes;
+    tokenize(text, length, kind, n, scratch,
+             [&votes](const char* feature, size_t len) { votes.add(feature_hash(feature, len)); });
+    uint64_t features = votes.features();
+    return {features ? votes.fingerprint() : 0, features};
+}
+
+}  // namespace simhash

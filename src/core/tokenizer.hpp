@@ -1,0 +1,45 @@
+// Turns UTF-8 text into the features SimHash votes with.
+//
+// The text is decoded, case folded (unicode.hpp) and classified.  Characters
+// that separate (whitespace, punctuation, invalid bytes) never belong to a
+// feature.  The three tokenizers:
+//
+//   words n  Tokens are words of space-delimited scripts, single CJK characters
+//            and single emoji.  Features are n consecutive tokens joined by one
+//            space; across punctuation too, since shingles follow the reading order.
+//   chars n  Runs are maximal spans of non-separator characters.  Features are
+//            the character n-grams of each run (a run shorter than n is one feature).
+//   mixed n  Words and emoji are features by themselves; runs of CJK characters
+//            contribute their character n-grams (a shorter run is one feature).
+//            simhash(text) is mixed 2: Chinese and Japanese need no segmenter.
+//
+// Features are byte spans of a normalized copy of the text, written into a
+// caller-provided scratch buffer, so tokenizing allocates nothing.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+#include "unicode.hpp"
+
+namespace simhash {
+
+enum class TokenizerKind { kWords, kChars, kMixed };
+
+constexpr int kMaxNgram = 32;
+
+// Accepts "words", "chars" and "mixed" (exact, lower case).
+bool parse_tokenizer(const char* name, size_t length, TokenizerKind* out) noexcept;
+const char* tokenizer_name(TokenizerKind kind) noexcept;
+
+// Bytes of scratch the tokenizer needs for a text of `length` bytes.
+inline size_t tokenizer_scratch_size(size_t length) noexcept { return 2 * length + 16; }
+
+// Calls sink(const char* feature, size_t feature_length) for every feature, in
+// text order.  Requires 1 <= n <= kMaxNgram and scratch of tokenizer_scratch_size(length).
+template <class Sink>
+void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink);
+
+}  // namespace simhash
+
+#include "tokenizer_impl.hpp"

@@ -1,0 +1,147 @@
+// Template body of tokenize(); included by tokenizer.hpp only.
+#pragma once
+
+namespace simhash {
+namespace detail {
+
+// Offsets of the last n unit starts (tokens or characters) in a run, so that
+// the n-gram ending at the current unit is one contiguous span of scratch.
+class StartRing {
+public:
+    explicit StartRing(int n) noexcept : n_(n) {}
+    void reset() noexcept { count_ = 0; }
+    void push(size_t start) noexcept {
+        starts_[count_ % n_] = start;
+        ++count_;
+    }
+    size_t count() const noexcept { return count_; }
+    // Start of the n-gram that ends with the most recent unit (needs count() >= n).
+    size_t ngram_start() const noexcept { return starts_[count_ % n_]; }
+    size_t first_start() const noexcept { return count_ >= size_t(n_) ? ngram_start() : starts_[0]; }
+
+private:
+    int n_;
+    size_t count_ = 0;
+    size_t starts_[kMaxNgram] = {};
+};
+
+}  // namespace detail
+
+template <class Sink>
+void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink) {
+    const auto* p = reinterpret_cast<const unsigned char*>(text);
+    const auto* end = p + length;
+    size_t out = 0;             // bytes of scratch in use
+    detail::StartRing ring(n);  // unit starts of the current run (or token stream, for words)
+    bool in_word = false;       // inside a word of a space-delimited script
+    bool in_run = false;        // inside a run that produces n-grams
+
+    // A run (chars mode: any non-separators; mixed: CJK characters) ends: a
+    // run shorter than n still yields itself as one feature.
+    auto close_run = [&]() {
+        if (!in_run) return;
+        if (ring.count() < size_t(n)) sink(scratch + ring.first_start(), out - ring.first_start());
+        in_run = false;
+        ring.reset();
+        out = 0;
+    };
+    // A unit of an n-gram sequence just ended at `out`.
+    auto unit_done = [&]() {
+        if (ring.count() >= size_t(n)) sink(scratch + ring.ngram_start(), out - ring.ngram_start());
+    };
+    // Words mode: tokens are separated by one space in scratch.
+    auto begin_token = [&]() {
+        if (ring.count() > 0) scratch[out++] = ' ';
+        ring.push(out);
+    };
+
+    while (p < end) {
+        DecodedChar ch = decode_utf8(p, end);
+        const unsigned char* char_bytes = p;
+        p += ch.length;
+        char32_t folded = ch.valid ? fold_case(ch.code) : 0xFFFD;
+        CharClass cls = ch.valid ? classify(folded) : CharClass::kSeparator;
+        if (cls == CharClass::kIgnorable) continue;
+
+        // Append the folded character; unchanged characters are copied as they are.
+        auto append = [&]() {
+            if (folded == ch.code) {
+                for (int i = 0; i < ch.length; ++i) scratch[out++] = static_cast<char>(char_bytes[i]);
+            } else {
+                out += encode_utf8(folded, scratch + out);
+            }
+        };
+
+        switch (kind) {
+            case TokenizerKind::kWords:
+                if (cls == CharClass::kWord) {
+                    if (!in_word) begin_token();
+                    in_word = true;
+                    append();
+                    continue;
+                }
+                if (in_word) unit_done();
+                in_word = false;
+                if (cls == CharClass::kSeparator) continue;
+                begin_token();  // a CJK character or an emoji is a token by itself
+                append();
+                unit_done();
+                continue;
+
+            case TokenizerKind::kChars:
+                if (cls == CharClass::kSeparator) {
+                    close_run();
+                    continue;
+                }
+                in_run = true;
+                ring.push(out);
+                append();
+                unit_done();
+                continue;
+
+            case TokenizerKind::kMixed:
+                if (cls == CharClass::kCjk) {
+                    if (in_word) sink(scratch, out);
+                    in_word = false;
+                    if (!in_run) out = 0;
+                    in_run = true;
+                    ring.push(out);
+                    append();
+                    unit_done();
+                    continue;
+                }
+                close_run();
+                if (cls == CharClass::kWord) {
+                    in_word = true;
+                    append();
+                    continue;
+                }
+                if (in_word) sink(scratch, out);
+                in_word = false;
+                out = 0;
+                if (cls == CharClass::kSymbol) {
+                    append();
+                    sink(scratch, out);
+                    out = 0;
+                }
+                continue;
+        }
+    }
+
+    switch (kind) {
+        case TokenizerKind::kWords:
+            if (in_word) unit_done();
+            // Fewer tokens than n: the whole text is one feature.
+            if (ring.count() > 0 && ring.count() < size_t(n)) sink(scratch, out);
+            break;
+        case TokenizerKind::kChars:
+            close_run();
+            break;
+        case TokenizerKind::kMixed:
+            if (in_word) sink(scratch, out);
+            close_run();
+            break;
+    }
+}
+
+}  // namespace simhash

@@ -1,0 +1,159 @@
+#include "unicode.hpp"
+
+namespace simhash {
+
+DecodedChar decode_utf8(const unsigned char* p, const unsigned char* end) noexcept {
+    const unsigned char b0 = p[0];
+    if (b0 < 0x80) return {b0, 1, true};
+    const DecodedChar invalid{0xFFFD, 1, false};
+    int length;
+    char32_t code;
+    char32_t min;
+    if (b0 >= 0xC2 && b0 <= 0xDF) {
+        length = 2, code = b0 & 0x1F, min = 0x80;
+    } else if (b0 >= 0xE0 && b0 <= 0xEF) {
+        length = 3, code = b0 & 0x0F, min = 0x800;
+    } else if (b0 >= 0xF0 && b0 <= 0xF4) {
+        length = 4, code = b0 & 0x07, min = 0x10000;
+    } else {
+        return invalid;
+    }
+    if (end - p < length) return invalid;
+    for (int i = 1; i < length; ++i) {
+        if ((p[i] & 0xC0) != 0x80) return invalid;
+        code = (code << 6) | (p[i] & 0x3F);
+    }
+    if (code < min || code > 0x10FFFF || (code >= 0xD800 && code <= 0xDFFF)) return invalid;
+    return {code, static_cast<uint8_t>(length), true};
+}
+
+int encode_utf8(char32_t code, char* out) noexcept {
+    if (code < 0x80) {
+        out[0] = static_cast<char>(code);
+        return 1;
+    }
+    if (code < 0x800) {
+        out[0] = static_cast<char>(0xC0 | (code >> 6));
+        out[1] = static_cast<char>(0x80 | (code & 0x3F));
+        return 2;
+    }
+    if (code < 0x10000) {
+        out[0] = static_cast<char>(0xE0 | (code >> 12));
+        out[1] = static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+        out[2] = static_cast<char>(0x80 | (code & 0x3F));
+        return 3;
+    }
+    out[0] = static_cast<char>(0xF0 | (code >> 18));
+    out[1] = static_cast<char>(0x80 | ((code >> 12) & 0x3F));
+    out[2] = static_cast<char>(0x80 | ((code >> 6) & 0x3F));
+    out[3] = static_cast<char>(0x80 | (code & 0x3F));
+    return 4;
+}
+
+namespace {
+
+// In blocks where upper and lower case alternate, the upper case letter has
+// the given parity.
+inline char32_t fold_alternating(char32_t c, bool upper_is_even) noexcept {
+    const bool even = (c % 2) == 0;
+    return even == upper_is_even ? c + 1 : c;
+}
+
+constexpr bool in(char32_t c, char32_t lo, char32_t hi) noexcept { return c >= lo && c <= hi; }
+
+}  // namespace
+
+char32_t fold_case(char32_t c) noexcept {
+    if (c < 0x80) return in(c, 'A', 'Z') ? c + 32 : c;
+    if (c < 0x100) return (in(c, 0xC0, 0xDE) && c != 0xD7) ? c + 32 : c;
+    if (in(c, 0x100, 0x17F)) {
+        if (c == 0x130) return 'i';  // dotted capital I
+        if (c == 0x178) return 0xFF;  // Y with diaeresis
+        if (in(c, 0x139, 0x148) || in(c, 0x179, 0x17E)) return fold_alternating(c, false);
+        if (c == 0x131 || c == 0x138 || c == 0x149 || c == 0x17F) return c;
+        return fold_alternating(c, true);
+    }
+    if (in(c, 0x391, 0x3AB) && c != 0x3A2) return c + 32;  // Greek capitals
+    if (c == 0x386) return 0x3AC;
+    if (in(c, 0x388, 0x38A)) return c + 37;
+    if (c == 0x38C) return 0x3CC;
+    if (in(c, 0x38E, 0x38F)) return c + 63;
+    if (c == 0x3C2) return 0x3C3;  // final sigma folds to sigma
+    if (in(c, 0x400, 0x40F)) return c + 80;  // Cyrillic capitals with diacritics
+    if (in(c, 0x410, 0x42F)) return c + 32;
+    if (in(c, 0x460, 0x481) || in(c, 0x48A, 0x4BF) || in(c, 0x4D0, 0x52F)) return fold_alternating(c, true);
+    if (in(c, 0x531, 0x556)) return c + 48;  // Armenian
+    if (c == 0x1E9E) return 0xDF;            // capital sharp s
+    if (in(c, 0x1E00, 0x1E95) || in(c, 0x1EA0, 0x1EFF)) return fold_alternating(c, true);
+    if (in(c, 0xFF01, 0xFF5E)) return fold_case(c - 0xFEE0);  // fullwidth ASCII
+    return c;
+}
+
+namespace {
+
+constexpr CharClass S = CharClass::kSeparator;
+constexpr CharClass W = CharClass::kWord;
+constexpr CharClass C = CharClass::kCjk;
+constexpr CharClass Y = CharClass::kSymbol;
+constexpr CharClass I = CharClass::kIgnorable;
+
+struct Range {
+    char32_t lo, hi;
+    CharClass cls;
+};
+
+// Sorted, non-overlapping; code points >= 0x80 not listed are kWord.
+constexpr Range kRanges[] = {
+    {0x0080, 0x00A9, S}, {0x00AB, 0x00B4, S}, {0x00B6, 0x00B9, S}, {0x00BB, 0x00BF, S},
+    {0x00D7, 0x00D7, S}, {0x00F7, 0x00F7, S},
+    {0x037E, 0x037E, S}, {0x0387, 0x0387, S},
+    {0x0589, 0x058A, S}, {0x05BE, 0x05BE, S}, {0x05C0, 0x05C0, S}, {0x05C3, 0x05C3, S},
+    {0x05F3, 0x05F4, S},
+    {0x060C, 0x060D, S}, {0x061B, 0x061F, S}, {0x066A, 0x066D, S}, {0x06D4, 0x06D4, S},
+    {0x0964, 0x0965, S}, {0x0970, 0x0970, S},
+    {0x0E00, 0x0EFF, C},  // Thai, Lao
+    {0x1000, 0x109F, C},  // Myanmar
+    {0x1780, 0x17FF, C},  // Khmer
+    {0x2000, 0x200B, S}, {0x200C, 0x200D, I}, {0x200E, 0x205F, S}, {0x2060, 0x2064, I},
+    {0x2065, 0x206F, S},
+    {0x20A0, 0x20CF, S}, {0x20D0, 0x20FF, I},
+    {0x2190, 0x25FF, S}, {0x2600, 0x27BF, Y}, {0x27C0, 0x2BFF, S},
+    {0x2E00, 0x2E7F, S},
+    {0x2E80, 0x2FDF, C}, {0x2FF0, 0x2FFF, S},
+    {0x3000, 0x3004, S}, {0x3005, 0x3007, C}, {0x3008, 0x3020, S}, {0x3021, 0x3029, C},
+    {0x302A, 0x302F, I}, {0x3030, 0x3030, S}, {0x3031, 0x3035, C}, {0x3036, 0x3037, S},
+    {0x3038, 0x303C, C}, {0x303D, 0x303F, S},
+    {0x3040, 0x30FA, C}, {0x30FB, 0x30FB, S}, {0x30FC, 0x312F, C},
+    {0x3190, 0x31FF, C}, {0x3200, 0x33FF, C}, {0x3400, 0x4DBF, C}, {0x4DC0, 0x4DFF, Y},
+    {0x4E00, 0x9FFF, C}, {0xA000, 0xA4CF, C},
+    {0xE000, 0xF8FF, Y}, {0xF900, 0xFAFF, C},
+    {0xFE00, 0xFE0F, I}, {0xFE10, 0xFE1F, S}, {0xFE20, 0xFE2F, I}, {0xFE30, 0xFE6F, S},
+    {0xFEFF, 0xFEFF, S},
+    {0xFF00, 0xFF65, S},  // fullwidth forms left after folding: punctuation
+    {0xFF66, 0xFF9F, C}, {0xFFE0, 0xFFFF, S},
+    {0x1F000, 0x1F3FA, Y}, {0x1F3FB, 0x1F3FF, I}, {0x1F400, 0x1FFFF, Y},
+    {0x20000, 0x3FFFF, C},
+    {0xE0000, 0xE0FFF, I}, {0xF0000, 0x10FFFF, Y},
+};
+
+// ASCII: letters and digits are word characters, everything else separates.
+constexpr bool ascii_is_word(char32_t c) { return in(c, '0', '9') || in(c, 'a', 'z') || in(c, 'A', 'Z'); }
+
+}  // namespace
+
+CharClass classify(char32_t c) noexcept {
+    if (c < 0x80) return ascii_is_word(c) ? W : S;
+    size_t lo = 0, hi = sizeof(kRanges) / sizeof(kRanges[0]);
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (c < kRanges[mid].lo)
+            hi = mid;
+        else if (c > kRanges[mid].hi)
+            lo = mid + 1;
+        else
+            return kRanges[mid].cls;
+    }
+    return W;
+}
+
+}  // namespace simhash

@@ -1,0 +1,40 @@
+// UTF-8 decoding, character classes and case folding for the tokenizer.
+//
+// No ICU and no locale: the classes and folding rules below are fixed tables,
+// so a fingerprint never depends on the server's locale or library versions.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace simhash {
+
+enum class CharClass : uint8_t {
+    kSeparator,  // whitespace, punctuation, most symbols, invalid bytes
+    kWord,       // letters, digits and marks of space-delimited scripts
+    kCjk,        // Han, Kana, Yi and scripts written without spaces (Thai, Lao, Khmer, Myanmar)
+    kSymbol,     // emoji and pictographs: each one is a token of its own
+    kIgnorable,  // joiners, variation selectors, skin-tone modifiers: dropped, never split a token
+};
+
+// One decoded code point.  `length` is the number of bytes consumed (>= 1);
+// `valid` is false for a malformed sequence, which consumes exactly one byte.
+struct DecodedChar {
+    char32_t code;
+    uint8_t length;
+    bool valid;
+};
+
+DecodedChar decode_utf8(const unsigned char* p, const unsigned char* end) noexcept;
+
+// Writes the UTF-8 encoding of `code` (a valid scalar value) and returns its length.
+int encode_utf8(char32_t code, char* out) noexcept;
+
+// Simple case folding (one code point to one code point) for Latin, Greek,
+// Cyrillic, Armenian and Georgian-free ranges, plus fullwidth ASCII to ASCII.
+char32_t fold_case(char32_t code) noexcept;
+
+// Class of an already folded code point.
+CharClass classify(char32_t code) noexcept;
+
+}  // namespace simhash

@@ -1,0 +1,97 @@
+/*
+ * simhash_agg(feature, weight) and simhash_agg(feature): a fingerprint built
+ * from features spread over rows (one row per term, as in a term table).
+ * Rows whose feature or weight is NULL are skipped, as sum() skips them.
+ * The state is the 64 running sums; it combines, so the aggregate runs in
+ * parallel.
+ */
+#include "feature_votes.h"
+
+#include <cmath>
+#include <new>
+
+extern "C" {
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+
+PG_FUNCTION_INFO_V1(simhash_agg_weighted_transfn);
+PG_FUNCTION_INFO_V1(simhash_agg_transfn);
+PG_FUNCTION_INFO_V1(simhash_agg_combinefn);
+PG_FUNCTION_INFO_V1(simhash_agg_finalfn);
+PG_FUNCTION_INFO_V1(simhash_agg_serializefn);
+PG_FUNCTION_INFO_V1(simhash_agg_deserializefn);
+}
+
+static_assert(std::is_trivially_copyable<simhash::RealVotes>::value, "the state is copied as bytes");
+
+static simhash::RealVotes* agg_state(FunctionCallInfo fcinfo, const char* caller) {
+    MemoryContext agg_context;
+    if (!AggCheckCallContext(fcinfo, &agg_context))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("%s called in non-aggregate context", caller)));
+    if (!PG_ARGISNULL(0)) return (simhash::RealVotes*) PG_GETARG_POINTER(0);
+    void* memory = MemoryContextAllocZero(agg_context, sizeof(simhash::RealVotes));
+    return new (memory) simhash::RealVotes();
+}
+
+static Datum add_feature(FunctionCallInfo fcinfo, simhash::RealVotes* votes, double weight) {
+    TextBytes bytes = text_as_utf8(PG_GETARG_TEXT_PP(1));
+    votes->add(simhash::feature_hash(bytes.data, bytes.length), weight);
+    release_text_bytes(bytes);
+    if (votes->overflowed())
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double")));
+    PG_RETURN_POINTER(votes);
+}
+
+extern "C" Datum simhash_agg_weighted_transfn(PG_FUNCTION_ARGS) {
+    simhash::RealVotes* votes = agg_state(fcinfo, "simhash_agg_weighted_transfn");
+    if (PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_POINTER(votes);
+    double weight = PG_GETARG_FLOAT8(2);
+    if (!std::isfinite(weight))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("weight %g of feature \"%s\" is not finite", weight,
+                               text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+    return add_feature(fcinfo, votes, weight);
+}
+
+extern "C" Datum simhash_agg_transfn(PG_FUNCTION_ARGS) {
+    simhash::RealVotes* votes = agg_state(fcinfo, "simhash_agg_transfn");
+    if (PG_ARGISNULL(1)) PG_RETURN_POINTER(votes);
+    return add_feature(fcinfo, votes, 1.0);
+}
+
+extern "C" Datum simhash_agg_combinefn(PG_FUNCTION_ARGS) {
+    if (PG_ARGISNULL(1)) {
+        if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+        PG_RETURN_POINTER(PG_GETARG_POINTER(0));
+    }
+    simhash::RealVotes* votes = agg_state(fcinfo, "simhash_agg_combinefn");
+    votes->merge(*(const simhash::RealVotes*) PG_GETARG_POINTER(1));
+    PG_RETURN_POINTER(votes);
+}
+
+extern "C" Datum simhash_agg_finalfn(PG_FUNCTION_ARGS) {
+    if (PG_ARGISNULL(0)) PG_RETURN_NULL();
+    const simhash::RealVotes* votes = (const simhash::RealVotes*) PG_GETARG_POINTER(0);
+    if (votes->features() == 0) PG_RETURN_NULL();
+    PG_RETURN_SIMHASH(votes->fingerprint());
+}
+
+extern "C" Datum simhash_agg_serializefn(PG_FUNCTION_ARGS) {
+    const simhash::RealVotes* votes = (const simhash::RealVotes*) PG_GETARG_POINTER(0);
+    bytea* result = (bytea*) palloc(VARHDRSZ + sizeof(*votes));
+    SET_VARSIZE(result, VARHDRSZ + sizeof(*votes));
+    memcpy(VARDATA(result), votes, sizeof(*votes));
+    PG_RETURN_BYTEA_P(result);
+}
+
+extern "C" Datum simhash_agg_deserializefn(PG_FUNCTION_ARGS) {
+    bytea* serialized = PG_GETARG_BYTEA_PP(0);
+    if (VARSIZE_ANY_EXHDR(serialized) != sizeof(simhash::RealVotes))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION), errmsg("invalid simhash_agg state")));
+    MemoryContext agg_context;
+    if (!AggCheckCallContext(fcinfo, &agg_context))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("simhash_agg_deserializefn called in non-aggregate context")));
+    void* memory = MemoryContextAlloc(agg_context, sizeof(simhash::RealVotes));
+    memcpy(memory, VARDATA_ANY(serialized), sizeof(simhash::RealVotes));
+    PG_RETURN_POINTER(memory);
+}

@@ -1,0 +1,58 @@
+/*
+ * Hamming distance and the predicates built on it: <->, %, simhash_within(),
+ * simhash_similarity() and simhash_blocks().
+ */
+#include "simhash_datum.h"
+#include "blocks.hpp"
+#include "hamming.hpp"
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "utils/array.h"
+
+PG_FUNCTION_INFO_V1(simhash_hamming);
+PG_FUNCTION_INFO_V1(simhash_similar_op);
+PG_FUNCTION_INFO_V1(simhash_within);
+PG_FUNCTION_INFO_V1(simhash_similarity);
+PG_FUNCTION_INFO_V1(simhash_blocks);
+}
+
+extern "C" Datum simhash_hamming(PG_FUNCTION_ARGS) {
+    PG_RETURN_INT32(simhash::hamming_distance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1)));
+}
+
+/* a % b: within simhash.threshold (so STABLE, like pg_trgm's %). */
+extern "C" Datum simhash_similar_op(PG_FUNCTION_ARGS) {
+    PG_RETURN_BOOL(simhash::within_distance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1), simhash_threshold));
+}
+
+extern "C" Datum simhash_within(PG_FUNCTION_ARGS) {
+    int32 radius = PG_GETARG_INT32(2);
+    if (radius < 0 || radius > simhash::kFingerprintBits)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("simhash radius %d is out of range", radius),
+                        errhint("The radius must be between 0 and 64.")));
+    PG_RETURN_BOOL(simhash::within_distance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1), radius));
+}
+
+extern "C" Datum simhash_similarity(PG_FUNCTION_ARGS) {
+    int distance = simhash::hamming_distance(PG_GETARG_SIMHASH(0), PG_GETARG_SIMHASH(1));
+    PG_RETURN_FLOAT8(1.0 - distance / 64.0);
+}
+
+/*
+ * The n pigeonhole blocks, most significant first, each as a non-negative
+ * bigint: the keys of the hand-built "one btree per block" index.
+ */
+extern "C" Datum simhash_blocks(PG_FUNCTION_ARGS) {
+    uint64_t fp = PG_GETARG_SIMHASH(0);
+    int32 nblocks = PG_GETARG_INT32(1);
+    simhash::BlockLayout layout;
+    if (nblocks < 2 || !simhash::make_block_layout(nblocks, &layout))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("number of simhash blocks %d is out of range", nblocks),
+                        errhint("The number of blocks must be between 2 and 64.")));
+    Datum* values = (Datum*) palloc(sizeof(Datum) * nblocks);
+    for (int i = 0; i < nblocks; ++i) values[i] = Int64GetDatum((int64) layout.value(fp, i));
+    PG_RETURN_ARRAYTYPE_P(construct_array(values, nblocks, INT8OID, sizeof(int64), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE));
+}

@@ -1,0 +1,61 @@
+#include "feature_votes.h"
+
+extern "C" {
+#include "mb/pg_wchar.h"
+#include "utils/builtins.h"
+}
+
+TextBytes text_as_utf8(const text* value) {
+    const char* data = VARDATA_ANY(value);
+    size_t length = VARSIZE_ANY_EXHDR(value);
+    int encoding = GetDatabaseEncoding();
+    /* SQL_ASCII declares nothing: its bytes are read as UTF-8, invalid bytes separate. */
+    if (encoding == PG_UTF8 || encoding == PG_SQL_ASCII || length == 0) return {data, length, false};
+    char* converted = pg_server_to_any(data, (int) length, PG_UTF8);
+    if (converted == data) return {data, length, false};
+    return {converted, strlen(converted), true};
+}
+
+void release_text_bytes(TextBytes bytes) {
+    if (bytes.converted) pfree((void*) bytes.data);
+}
+
+simhash::TokenizerKind checked_tokenizer(const text* name, int32 n) {
+    simhash::TokenizerKind kind;
+    if (!simhash::parse_tokenizer(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), &kind))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("unknown simhash tokenizer \"%s\"", text_to_cstring(name)),
+                        errhint("Valid tokenizers are \"mixed\", \"words\" and \"chars\".")));
+    if (n < 1 || n > simhash::kMaxNgram)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("simhash n-gram size %d is out of range", n),
+                        errhint("n must be between 1 and %d.", simhash::kMaxNgram)));
+    return kind;
+}
+
+void vote_tsvector(TSVector vector, simhash::IntegerVotes* votes) {
+    WordEntry* entries = ARRPTR(vector);
+    char* lexemes = STRPTR(vector);
+    for (int i = 0; i < vector->size; ++i) {
+        const WordEntry* entry = &entries[i];
+        const char* lexeme = lexemes + entry->pos;
+        TextBytes bytes{lexeme, entry->len, false};
+        int encoding = GetDatabaseEncoding();
+        if (encoding != PG_UTF8 && encoding != PG_SQL_ASCII) {
+            char* converted = pg_server_to_any(lexeme, (int) entry->len, PG_UTF8);
+            if (converted != lexeme) bytes = {converted, strlen(converted), true};
+        }
+        uint64_t hash = simhash::feature_hash(bytes.data, bytes.length);
+        release_text_bytes(bytes);
+
+        int npos = POSDATALEN(vector, entry);
+        if (npos == 0) {
+            votes->add(hash, kLabelWeight[0]);
+            continue;
+        }
+        int64_t weight = 0;
+        WordEntryPos* positions = POSDATAPTR(vector, entry);
+        for (int p = 0; p < npos; ++p) weight += kLabelWeight[WEP_GETWEIGHT(positions[p])];
+        votes->add(hash, weight);
+    }
+}

@@ -1,0 +1,127 @@
+/*
+ * The simhash() fingerprint functions and simhash_features(), which shows
+ * the features a text is split into.  A value with no features has no
+ * fingerprint: the result is NULL, never a constant.
+ */
+#include "feature_votes.h"
+
+#include <cmath>
+
+extern "C" {
+#include "catalog/pg_type.h"
+#include "mb/pg_wchar.h"
+#include "utils/array.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+
+PG_FUNCTION_INFO_V1(simhash_text);
+PG_FUNCTION_INFO_V1(simhash_text_tokenized);
+PG_FUNCTION_INFO_V1(simhash_tsvector);
+PG_FUNCTION_INFO_V1(simhash_feature_array);
+PG_FUNCTION_INFO_V1(simhash_weighted_feature_array);
+PG_FUNCTION_INFO_V1(simhash_features);
+}
+
+static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n) {
+    simhash::UnitVotes votes;
+    for_each_text_feature(value, kind, n, [&votes](const char* feature, size_t length) {
+        votes.add(simhash::feature_hash(feature, length));
+    });
+    if (votes.features() == 0) PG_RETURN_NULL();
+    PG_RETURN_SIMHASH(votes.fingerprint());
+}
+
+extern "C" Datum simhash_text(PG_FUNCTION_ARGS) {
+    return text_fingerprint(fcinfo, PG_GETARG_TEXT_PP(0), simhash::kDefaultTokenizer, simhash::kDefaultNgram);
+}
+
+extern "C" Datum simhash_text_tokenized(PG_FUNCTION_ARGS) {
+    int32 n = PG_GETARG_INT32(2);
+    simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
+    return text_fingerprint(fcinfo, PG_GETARG_TEXT_PP(0), kind, n);
+}
+
+extern "C" Datum simhash_tsvector(PG_FUNCTION_ARGS) {
+    simhash::IntegerVotes votes;
+    vote_tsvector(PG_GETARG_TSVECTOR(0), &votes);
+    if (votes.empty()) PG_RETURN_NULL();
+    PG_RETURN_SIMHASH(votes.fingerprint());
+}
+
+/* Elements of a text[] argument; NULL elements are an error. */
+static void text_elements(ArrayType* array, const char* what, Datum** elements, int* count) {
+    bool* nulls;
+    deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, elements, &nulls, count);
+    for (int i = 0; i < *count; ++i)
+        if (nulls[i])
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED),
+                            errmsg("%s array must not contain nulls", what),
+                            errdetail("Element %d is null.", i + 1)));
+}
+
+static uint64_t feature_datum_hash(Datum feature) {
+    TextBytes bytes = text_as_utf8(DatumGetTextPP(feature));
+    uint64_t hash = simhash::feature_hash(bytes.data, bytes.length);
+    release_text_bytes(bytes);
+    return hash;
+}
+
+extern "C" Datum simhash_feature_array(PG_FUNCTION_ARGS) {
+    Datum* features;
+    int count;
+    text_elements(PG_GETARG_ARRAYTYPE_P(0), "feature", &features, &count);
+    simhash::UnitVotes votes;
+    for (int i = 0; i < count; ++i) votes.add(feature_datum_hash(features[i]));
+    if (votes.features() == 0) PG_RETURN_NULL();
+    PG_RETURN_SIMHASH(votes.fingerprint());
+}
+
+extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
+    Datum* features;
+    int count;
+    text_elements(PG_GETARG_ARRAYTYPE_P(0), "feature", &features, &count);
+
+    Datum* weights;
+    bool* weight_nulls;
+    int weight_count;
+    deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
+                      &weights, &weight_nulls, &weight_count);
+    if (weight_count != count)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
+                        errmsg("simhash got %d features but %d weights", count, weight_count),
+                        errdetail("The feature and weight arrays must have the same length.")));
+
+    simhash::RealVotes votes;
+    for (int i = 0; i < count; ++i) {
+        if (weight_nulls[i])
+            ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("weight array must not contain nulls"),
+                            errdetail("Weight %d (of feature \"%s\") is null.", i + 1,
+                                      TextDatumGetCString(features[i]))));
+        double weight = DatumGetFloat8(weights[i]);
+        if (!std::isfinite(weight))
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("weight %g of feature \"%s\" is not finite", weight,
+                                   TextDatumGetCString(features[i]))));
+        votes.add(feature_datum_hash(features[i]), weight);
+    }
+    if (votes.overflowed())
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash weights overflow a double")));
+    if (votes.features() == 0) PG_RETURN_NULL();
+    PG_RETURN_SIMHASH(votes.fingerprint());
+}
+
+/* The features of a text, in order, as the tokenizer produces them. */
+extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
+    const text* value = PG_GETARG_TEXT_PP(0);
+    int32 n = PG_GETARG_INT32(2);
+    simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
+
+    ArrayBuildState* state = initArrayResult(TEXTOID, CurrentMemoryContext, false);
+    for_each_text_feature(value, kind, n, [state](const char* feature, size_t length) {
+        /* Show features in the server encoding, as the user typed them. */
+        char* shown = pg_any_to_server(feature, (int) length, PG_UTF8);
+        text* element = shown == feature ? cstring_to_text_with_len(feature, (int) length) : cstring_to_text(shown);
+        accumArrayResult(state, PointerGetDatum(element), false, TEXTOID, CurrentMemoryContext);
+    });
+    PG_RETURN_DATUM(makeArrayResult(state, CurrentMemoryContext));
+}

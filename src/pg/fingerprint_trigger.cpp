@@ -1,0 +1,112 @@
+/*
+ * simhash_fingerprint_trigger(target_column, source_column [, ...]): a
+ * BEFORE INSERT OR UPDATE row trigger that keeps a simhash column in step
+ * with its sources, in the manner of tsvector_update_trigger.
+ *
+ * text and varchar sources are tokenized as simhash(text) does, tsvector
+ * sources vote as simhash(tsvector) does, and all sources vote together:
+ * with text sources only, the result equals simhash(concat_ws(' ', ...)).
+ * NULL sources contribute nothing; when no source has a feature the target
+ * becomes NULL.
+ */
+#include "feature_votes.h"
+
+extern "C" {
+#include "access/htup_details.h"
+#include "catalog/pg_type.h"
+#include "commands/trigger.h"
+#include "executor/spi.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/rel.h"
+#include "utils/syscache.h"
+
+PG_FUNCTION_INFO_V1(simhash_fingerprint_trigger);
+}
+
+enum class SourceKind { kText, kTsvector };
+
+static int column_number(Relation rel, const char* name) {
+    int attnum = SPI_fnumber(RelationGetDescr(rel), name);
+    if (attnum <= 0)  /* system columns cannot be sources or targets either */
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_COLUMN),
+                        errmsg("column \"%s\" does not exist in table \"%s\"", name, RelationGetRelationName(rel))));
+    return attnum;
+}
+
+static Oid column_base_type(Relation rel, int attnum) {
+    return getBaseType(TupleDescAttr(RelationGetDescr(rel), attnum - 1)->atttypid);
+}
+
+/* The simhash type of the schema this trigger function lives in. */
+static Oid simhash_type_oid(FunctionCallInfo fcinfo) {
+    Oid namespace_oid = get_func_namespace(fcinfo->flinfo->fn_oid);
+    return GetSysCacheOid2(TYPENAMENSP, Anum_pg_type_oid, CStringGetDatum("simhash"),
+                           ObjectIdGetDatum(namespace_oid));
+}
+
+extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
+    if (!CALLED_AS_TRIGGER(fcinfo))
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("simhash_fingerprint_trigger: not fired by trigger manager")));
+    TriggerData* trigdata = (TriggerData*) fcinfo->context;
+    if (!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event))
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("simhash_fingerprint_trigger: must be fired BEFORE ... FOR EACH ROW")));
+
+    HeapTuple tuple;
+    if (TRIGGER_FIRED_BY_INSERT(trigdata->tg_event))
+        tuple = trigdata->tg_trigtuple;
+    else if (TRIGGER_FIRED_BY_UPDATE(trigdata->tg_event))
+        tuple = trigdata->tg_newtuple;
+    else
+        ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
+                        errmsg("simhash_fingerprint_trigger: must be fired for INSERT or UPDATE")));
+
+    Trigger* trigger = trigdata->tg_trigger;
+    Relation rel = trigdata->tg_relation;
+    if (trigger->tgnargs < 2)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("simhash_fingerprint_trigger: expected a target column and at least one source column"),
+                        errhint("CREATE TRIGGER ... EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');")));
+
+    int target = column_number(rel, trigger->tgargs[0]);
+    if (column_base_type(rel, target) != simhash_type_oid(fcinfo))
+        ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                        errmsg("column \"%s\" of table \"%s\" is of type %s, not simhash", trigger->tgargs[0],
+                               RelationGetRelationName(rel),
+                               format_type_be(TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid))));
+
+    simhash::IntegerVotes votes;
+    for (int i = 1; i < trigger->tgnargs; ++i) {
+        const char* name = trigger->tgargs[i];
+        int attnum = column_number(rel, name);
+        Oid type = column_base_type(rel, attnum);
+        SourceKind kind;
+        if (type == TEXTOID || type == VARCHAROID || type == BPCHAROID)
+            kind = SourceKind::kText;
+        else if (type == TSVECTOROID)
+            kind = SourceKind::kTsvector;
+        else
+            ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
+                            errmsg("column \"%s\" of table \"%s\" is of type %s, not text, varchar or tsvector", name,
+                                   RelationGetRelationName(rel), format_type_be(type))));
+
+        bool isnull;
+        Datum value = SPI_getbinval(tuple, RelationGetDescr(rel), attnum, &isnull);
+        if (isnull) continue;
+        if (kind == SourceKind::kTsvector) {
+            vote_tsvector(DatumGetTSVector(value), &votes);
+            continue;
+        }
+        for_each_text_feature(DatumGetTextPP(value), simhash::kDefaultTokenizer, simhash::kDefaultNgram,
+                              [&votes](const char* feature, size_t length) {
+                                  votes.add(simhash::feature_hash(feature, length), 1);
+                              });
+    }
+
+    Datum fingerprint = votes.empty() ? (Datum) 0 : SimhashGetDatum(votes.fingerprint());
+    bool fingerprint_null = votes.empty();
+    return PointerGetDatum(
+        heap_modify_tuple_by_cols(tuple, RelationGetDescr(rel), 1, &target, &fingerprint, &fingerprint_null));
+}

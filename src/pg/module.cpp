@@ -1,0 +1,27 @@
+/*
+ * Module entry point: the magic block and the GUCs.
+ */
+#include "simhash_datum.h"
+
+extern "C" {
+#include "utils/guc.h"
+
+PG_MODULE_MAGIC;
+
+/* PG15's fmgr.h does not declare it. */
+void _PG_init(void);
+}
+
+int simhash_threshold = 3;
+
+extern "C" void _PG_init(void) {
+    DefineCustomIntVariable("simhash.threshold",
+                            "Largest Hamming distance at which the % operator calls two simhashes similar.",
+                            "3 is the classic near-duplicate threshold for 64-bit SimHash.",
+                            &simhash_threshold, 3, 0, 64, PGC_USERSET, 0, NULL, NULL, NULL);
+#if PG_VERSION_NUM >= 150000
+    MarkGUCPrefixReserved("simhash");
+#else
+    EmitWarningsOnPlaceholders("simhash");
+#endif
+}
