@@ -4,18 +4,18 @@
 
 EXTENSION   = simhash
 MODULE_big  = simhash
-DATA        = $(wildcard sql/simhash--*.sql)
+DATA        := $(wildcard sql/simhash--*.sql)
 CORE_SRCS   = $(wildcard src/core/*.cpp)
 GLUE_SRCS   = $(wildcard src/pg/*.cpp) $(wildcard src/index/*.cpp)
 OBJS        = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 
 # Every sql/*.sql except the install scripts is a pg_regress test.
-REGRESS      = $(sort $(basename $(notdir $(filter-out $(DATA),$(wildcard sql/*.sql)))))
+REGRESS     := $(sort $(basename $(notdir $(filter-out $(DATA),$(wildcard sql/*.sql)))))
 REGRESS_OPTS = --encoding=UTF8 --no-locale
-ISOLATION      = $(sort $(basename $(notdir $(wildcard test/isolation/specs/*.spec))))
+ISOLATION      := $(sort $(basename $(notdir $(wildcard test/isolation/specs/*.spec))))
 ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/isolation/output
-TAP_TESTS   = $(if $(wildcard test/t/*.pl),1,)
-PROVE_TESTS = $(wildcard test/t/*.pl)
+TAP_TESTS   := $(if $(wildcard test/t/*.pl),1,)
+PROVE_TESTS := $(wildcard test/t/*.pl)
 
 # SIMHASH_WERROR=1 (set by `make test`) turns warnings into errors.
 SIMHASH_WARN = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \

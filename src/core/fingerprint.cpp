@@ -36,6 +36,7 @@ constexpr uint32_t kFlushEvery = 255;
 void UnitVotes::add(uint64_t hash) noexcept {
     for (int j = 0; j < 8; ++j) lanes_[j] += kSpread.entry[(hash >> (8 * j)) & 0xFF];
     ++features_;
+    tie_break_ += tie_mix(hash);
     if (++pending_ == kFlushEvery) flush();
 }
 
@@ -50,8 +51,10 @@ void UnitVotes::flush() noexcept {
 uint64_t UnitVotes::fingerprint() noexcept {
     flush();
     uint64_t fp = 0;
-    for (int i = 0; i < 64; ++i)
-        if (2 * ones_[i] > features_) fp |= uint64_t{1} << i;  // ones - zeros > 0
+    for (int i = 0; i < 64; ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        if (2 * ones_[i] > features_ || (2 * ones_[i] == features_ && (tie_break_ & bit))) fp |= bit;
+    }
     return fp;
 }
 
@@ -59,12 +62,15 @@ void IntegerVotes::add(uint64_t hash, int64_t weight) noexcept {
     if (weight == 0) return;
     for (int i = 0; i < 64; ++i) sums_[i] += ((hash >> i) & 1) ? weight : -weight;
     ++features_;
+    tie_break_ += tie_mix(hash) * uint64_t(weight);  // wraps, as w separate votes would
 }
 
 uint64_t IntegerVotes::fingerprint() const noexcept {
     uint64_t fp = 0;
-    for (int i = 0; i < 64; ++i)
-        if (sums_[i] > 0) fp |= uint64_t{1} << i;
+    for (int i = 0; i < 64; ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        if (sums_[i] > 0 || (sums_[i] == 0 && (tie_break_ & bit))) fp |= bit;
+    }
     return fp;
 }
 
@@ -72,17 +78,21 @@ void RealVotes::add(uint64_t hash, double weight) noexcept {
     if (weight == 0.0) return;
     for (int i = 0; i < 64; ++i) sums_[i] += ((hash >> i) & 1) ? weight : -weight;
     ++features_;
+    tie_break_ += tie_mix(hash);
 }
 
 void RealVotes::merge(const RealVotes& other) noexcept {
     for (int i = 0; i < 64; ++i) sums_[i] += other.sums_[i];
     features_ += other.features_;
+    tie_break_ += other.tie_break_;
 }
 
 uint64_t RealVotes::fingerprint() const noexcept {
     uint64_t fp = 0;
-    for (int i = 0; i < 64; ++i)
-        if (sums_[i] > 0.0) fp |= uint64_t{1} << i;
+    for (int i = 0; i < 64; ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        if (sums_[i] > 0.0 || (sums_[i] == 0.0 && (tie_break_ & bit))) fp |= bit;
+    }
     return fp;
 }
 

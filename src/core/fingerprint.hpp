@@ -1,8 +1,14 @@
 // SimHash (Charikar 2002): every feature is hashed to 64 bits with XXH3-64
 // (seed 0); for every bit position the feature's weight is added where its
-// hash has a 1 and subtracted where it has a 0; fingerprint bit i is 1 exactly
-// when that sum is > 0 (a sum of exactly 0 gives 0).  Bit 0 is the least
-// significant bit, so hash bit i always votes on fingerprint bit i.
+// hash has a 1 and subtracted where it has a 0; fingerprint bit i is 1 when
+// that sum is > 0 and 0 when it is < 0.  Bit 0 is the least significant bit,
+// so hash bit i always votes on fingerprint bit i.
+//
+// Ties (a sum of exactly 0) are common in short texts: "a b" ties wherever the
+// two hashes differ.  A fixed tie bit would bias short texts towards it, so a
+// tied bit i takes bit i of the tie-break word: the wrapping 64-bit sum, over
+// every vote, of tie_mix(hash) (the splitmix64 finalizer).  The sum does not
+// depend on the order of the features.
 #pragma once
 
 #include <cstddef>
@@ -22,6 +28,13 @@ constexpr int kDefaultNgram = 2;
 
 uint64_t feature_hash(const char* feature, size_t length) noexcept;
 
+// The splitmix64 finalizer: decorrelates the tie-break word from the votes.
+constexpr uint64_t tie_mix(uint64_t hash) noexcept {
+    hash = (hash ^ (hash >> 30)) * 0xbf58476d1ce4e5b9ULL;
+    hash = (hash ^ (hash >> 27)) * 0x94d049bb133111ebULL;
+    return hash ^ (hash >> 31);
+}
+
 // Votes of features that all weigh the same (one vote per occurrence, which is
 // term-frequency weighting).  Counts bits eight at a time in byte lanes.
 class UnitVotes {
@@ -36,9 +49,11 @@ private:
     uint32_t pending_ = 0;
     uint64_t ones_[64] = {};
     uint64_t features_ = 0;
+    uint64_t tie_break_ = 0;
 };
 
-// Votes with an integer weight per feature (tsvector labels).
+// Votes with an integer weight per feature (tsvector labels); a weight of w
+// counts as w votes, exactly as w occurrences would in UnitVotes.
 class IntegerVotes {
 public:
     void add(uint64_t hash, int64_t weight) noexcept;
@@ -49,10 +64,13 @@ public:
 private:
     int64_t sums_[64] = {};
     uint64_t features_ = 0;
+    uint64_t tie_break_ = 0;
 };
 
 // Votes with a real weight per feature (arrays, the aggregate).  Zero weights
-// are not features.  The caller rejects non-finite weights.
+// are not features; each add() is one vote for the tie-break word, so equal
+// weights give the same fingerprint as UnitVotes.  The caller rejects
+// non-finite weights.
 class RealVotes {
 public:
     void add(uint64_t hash, double weight) noexcept;
@@ -65,6 +83,7 @@ public:
 private:
     double sums_[64] = {};
     uint64_t features_ = 0;
+    uint64_t tie_break_ = 0;
 };
 
 struct TextFingerprint {

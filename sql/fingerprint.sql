@@ -1,0 +1,128 @@
+-- Fingerprint functions: published test vectors, tokenizers, weights, NULLs, errors.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+-- Published test vectors (README "Test vectors"; test/unit/test_fingerprint.cpp).
+SELECT simhash('The quick brown fox jumps over the lazy dog'::text) AS fox,
+       simhash('我爱北京天安门'::text) AS beijing,
+       simhash('PostgreSQL 数据库 is fast 😀'::text) AS mixed,
+       simhash('Hello'::text) AS hello;
+SELECT simhash('The quick brown fox jumps over the lazy dog', 'words', 2) AS words2,
+       simhash('The quick brown fox jumps over the lazy dog', 'chars', 3) AS chars3;
+-- simhash(text) is the mixed tokenizer with bigrams.
+SELECT simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'mixed', 2);
+
+-- What the tokenizers see.
+SELECT simhash_features('The quick, BROWN fox -- jumps!');
+SELECT simhash_features('我爱北京天安门，你好。好');
+SELECT simhash_features('PostgreSQL数据库很快abc中def 😀👍🏽 Straße ĞÜŞ ＡＢＣ');
+SELECT simhash_features('Hello, world! 你好', 'words', 2);
+SELECT simhash_features('Hello, world! 你好', 'chars', 3);
+SELECT simhash_features('one two', 'words', 3);
+SELECT simhash_features('...!!!');
+
+-- Case and punctuation do not matter; words do.
+SELECT simhash('Hello, World!'::text) = simhash('hello world'::text) AS case_and_punctuation,
+       simhash('hello world'::text) = simhash('hello there'::text) AS different_words;
+
+-- A text with no features has no fingerprint.
+SELECT simhash(''::text) IS NULL AS empty, simhash('  ,.!? ——'::text) IS NULL AS punctuation,
+       simhash('', 'words', 2) IS NULL AS empty_words, simhash('!', 'chars', 3) IS NULL AS empty_chars,
+       simhash(NULL::text) IS NULL AS null_text;
+
+-- Tokenizer arguments.
+SELECT simhash('text', 'sentences', 2);
+SELECT simhash('text', 'WORDS', 2);
+SELECT simhash('text', 'words', 0);
+SELECT simhash('text', 'words', 33);
+SELECT simhash('text', 'words', 32) IS NOT NULL;
+SELECT simhash_features('text', 'chars', -1);
+
+-- tsvector: lexemes weighted by occurrences and by A/B/C/D labels.
+SELECT simhash(to_tsvector('english', 'The quick brown foxes jumped over the lazy dogs'));
+SELECT simhash(to_tsvector('english', 'fox')) = simhash(ARRAY['fox']) AS single_lexeme;
+SELECT simhash('a:1 b:2'::tsvector) = simhash(ARRAY['a', 'b']) AS plain_positions,
+       simhash('a b'::tsvector) = simhash(ARRAY['a', 'b']) AS stripped;
+SELECT simhash('a:1A b:2'::tsvector) = simhash(ARRAY['a'], ARRAY[1.0]) AS label_a_outweighs_d,
+       simhash('a:1,2,3 b:4,5'::tsvector) = simhash(ARRAY['a']) AS occurrences_count;
+SELECT simhash(''::tsvector) IS NULL AS empty_tsvector;
+
+-- Arrays of features: weight 1 each, or explicit weights.
+SELECT simhash(ARRAY['hello', 'world']) = simhash('Hello, world'::text) AS same_features;
+SELECT simhash(ARRAY['x', 'y', 'x']) = simhash(ARRAY['x', 'y'], ARRAY[2.0, 1.0]) AS tf_equals_weight;
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0, 0.0]) = simhash(ARRAY['a']) AS zero_weight_is_no_feature;
+-- A negative weight votes for the complement: here a's -1 outweighs b's 0.5 on every bit.
+SELECT simhash(ARRAY['a', 'b'], ARRAY[-1.0, 0.5])::bigint = ~simhash(ARRAY['a'])::bigint AS negative_weight_votes_against;
+SELECT simhash('{}'::text[]) IS NULL, simhash('{}'::text[], '{}'::float8[]) IS NULL,
+       simhash(ARRAY['a'], ARRAY[0.0]) IS NULL;
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0]);
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0, 'NaN']);
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0, 'Infinity']);
+SELECT simhash(ARRAY['a', NULL]);
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0, NULL]);
+SELECT simhash(ARRAY['a', 'b'], ARRAY[1e308, 1e308]);
+
+-- The aggregate: one row per feature; NULL rows are skipped.
+SELECT simhash_agg(f, w) = simhash(ARRAY['x', 'y', 'z'], ARRAY[3.0, 1.0, 1.0]) AS weighted
+  FROM (VALUES ('x', 3.0::float8), ('y', 1.0), ('z', 1.0), (NULL, 5.0), ('q', NULL)) v(f, w);
+SELECT simhash_agg(f) = simhash('alpha beta gamma'::text) AS unweighted
+  FROM unnest(ARRAY['alpha', 'beta', 'gamma', NULL]) f;
+SELECT simhash_agg(f) IS NULL AS no_rows FROM unnest('{}'::text[]) f;
+SELECT simhash_agg(f, w) FROM (VALUES ('x', 'NaN'::float8)) v(f, w);
+SELECT id % 3 AS grp, simhash_agg('w' || id) FROM generate_series(1, 30) id GROUP BY 1 ORDER BY 1;
+-- Parallel aggregation combines partial states to the same answer.
+CREATE TABLE agg_terms AS SELECT 'term' || (i % 5000) AS term, (i % 7)::float8 AS weight FROM generate_series(1, 200000) i;
+ANALYZE agg_terms;
+SELECT simhash_agg(term, weight) AS serial FROM agg_terms \gset
+SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
+EXPLAIN (COSTS OFF) SELECT simhash_agg(term, weight) FROM agg_terms;
+SELECT simhash_agg(term, weight) = :'serial'::simhash AS parallel_matches FROM agg_terms;
+RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
+DROP TABLE agg_terms;
+
+-- Bit balance over many unrelated texts (fresh random words each): every bit near 1/2.
+WITH docs AS (
+  SELECT d, string_agg(md5(d::text || ':' || w::text), ' ') AS body
+    FROM generate_series(1, 3000) d, generate_series(1, 1 + d % 40) w GROUP BY d
+), fps AS (SELECT simhash(body)::bigint AS b FROM docs)
+SELECT min(share) > 0.44 AS min_ok, max(share) < 0.56 AS max_ok
+  FROM (SELECT i, avg((b >> i) & 1) AS share FROM fps, generate_series(0, 63) i GROUP BY i) s;
+SELECT count(DISTINCT simhash(md5(i::text))) = 1000 AS no_collisions FROM generate_series(1, 1000) i;
+
+-- Near-duplicates of a page-length document (GPL-3, shipped by every Debian
+-- system) stay within the classic threshold; other licenses do not.
+WITH words AS (SELECT w, ord FROM regexp_split_to_table(pg_read_file('/usr/share/common-licenses/GPL-3'), '\s+') WITH ORDINALITY AS t(w, ord)),
+doc AS (SELECT string_agg(w, ' ' ORDER BY ord) AS original,
+               string_agg(CASE WHEN ord % 100 = 0 THEN 'edited' || ord ELSE w END, ' ' ORDER BY ord) AS substituted_1pct,
+               string_agg(CASE WHEN ord % 20 = 0 THEN 'edited' || ord ELSE w END, ' ' ORDER BY ord) AS substituted_5pct,
+               string_agg(w, ' ' ORDER BY ord) FILTER (WHERE ord % 50 <> 0) AS deleted_2pct
+          FROM words)
+SELECT simhash(original) <-> simhash(substituted_1pct) <= 3 AS edits_1pct,
+       simhash(original) <-> simhash(substituted_5pct) <= 3 AS edits_5pct,
+       simhash(original) <-> simhash(deleted_2pct) <= 3 AS deletions_2pct,
+       simhash(original) <-> simhash(pg_read_file('/usr/share/common-licenses/Apache-2.0')) > 3 AS apache_is_not,
+       simhash(original) <-> simhash(pg_read_file('/usr/share/common-licenses/GPL-2')) > 3 AS gpl2_is_not
+  FROM doc;
+-- Short texts have few features, so one edited word moves many bits: a
+-- 50-word paragraph with one word substituted is 8 bits away (see README,
+-- "Choosing a threshold").
+WITH t(a, b) AS (VALUES (
+  'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official documentation.',
+  'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL in the official documentation.'))
+SELECT array_length(simhash_features(a), 1) AS features, simhash(a) <-> simhash(b) AS one_word_substituted FROM t;
+
+-- SQLSTATEs of the errors above.
+CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE statement;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE;
+END $$;
+SELECT pg_temp.sqlstate_of($$SELECT simhash('text', 'sentences', 2)$$) AS unknown_tokenizer,
+       pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 0)$$) AS bad_n,
+       pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0])$$) AS length_mismatch,
+       pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a'], ARRAY['NaN'::float8])$$) AS non_finite,
+       pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', NULL])$$) AS null_feature,
+       pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1e308, 1e308])$$) AS overflow;

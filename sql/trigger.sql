@@ -1,0 +1,101 @@
+-- simhash_fingerprint_trigger: fingerprints kept in step with their sources.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+CREATE TABLE docs (id serial PRIMARY KEY, title varchar(200), body text, fp simhash);
+CREATE TRIGGER docs_fp BEFORE INSERT OR UPDATE ON docs
+  FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+
+-- Single-row and multi-row INSERT.
+INSERT INTO docs (body) VALUES ('The quick brown fox jumps over the lazy dog');
+INSERT INTO docs (body) VALUES ('我爱北京天安门'), ('PostgreSQL 数据库 is fast 😀'), (NULL), ('...');
+SELECT id, fp, fp = simhash(body) AS matches_function FROM docs ORDER BY id;
+
+-- COPY goes through the trigger too.
+COPY docs (body) FROM stdin;
+copied row one
+copied row two
+\.
+SELECT count(*) FILTER (WHERE fp = simhash(body)) AS copied_ok FROM docs WHERE body LIKE 'copied%';
+
+-- UPDATE recomputes; a value written to the target directly is replaced.
+UPDATE docs SET body = 'the quick brown fox jumped over the lazy dog' WHERE id = 1;
+UPDATE docs SET fp = '0000000000000000' WHERE id = 2;
+SELECT id, fp = simhash(body) AS matches_function FROM docs WHERE id IN (1, 2) ORDER BY id;
+UPDATE docs SET body = NULL WHERE id = 3;
+SELECT fp IS NULL AS null_source_null_fp FROM docs WHERE id = 3;
+
+-- Several sources vote together: text sources equal simhash(concat_ws(' ', ...)).
+CREATE TABLE pages (title varchar(100), body text, tags tsvector, fp simhash);
+CREATE TRIGGER pages_fp BEFORE INSERT OR UPDATE ON pages
+  FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'title', 'body');
+INSERT INTO pages (title, body) VALUES ('Near duplicates', 'found inside PostgreSQL'), (NULL, 'only a body'), (NULL, NULL);
+SELECT fp = simhash(concat_ws(' ', title, body)) AS concat_equivalent, fp IS NULL AS is_null FROM pages ORDER BY body NULLS LAST;
+-- tsvector sources vote as simhash(tsvector) does.
+CREATE TABLE tagged (tags tsvector, fp simhash);
+CREATE TRIGGER tagged_fp BEFORE INSERT ON tagged
+  FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'tags');
+INSERT INTO tagged (tags) VALUES (to_tsvector('english', 'Lexemes from a text search configuration')), (''::tsvector);
+SELECT fp = simhash(tags) AS matches_function, fp IS NULL AS is_null FROM tagged ORDER BY is_null;
+-- A domain over text is accepted as a source.
+CREATE DOMAIN short_text AS text CHECK (length(VALUE) < 100);
+CREATE TABLE notes (note short_text, fp simhash);
+CREATE TRIGGER notes_fp BEFORE INSERT ON notes FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'note');
+INSERT INTO notes VALUES ('a domain source');
+SELECT fp = simhash('a domain source'::text) FROM notes;
+
+-- Misconfiguration is reported at the first row.
+CREATE TABLE bad (body text, n integer, fp simhash, t text);
+INSERT INTO bad (body) VALUES ('inserted before any trigger');
+CREATE TRIGGER bad_missing BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'nope');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_missing ON bad;
+CREATE TRIGGER bad_target BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('nope', 'body');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_target ON bad;
+CREATE TRIGGER bad_source_type BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'n');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_source_type ON bad;
+CREATE TRIGGER bad_target_type BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('t', 'body');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_target_type ON bad;
+CREATE TRIGGER bad_args BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_args ON bad;
+CREATE TRIGGER bad_after AFTER INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_after ON bad;
+CREATE TRIGGER bad_statement BEFORE INSERT ON bad FOR EACH STATEMENT EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+INSERT INTO bad (body) VALUES ('x');
+DROP TRIGGER bad_statement ON bad;
+CREATE TRIGGER bad_delete BEFORE DELETE ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+DELETE FROM bad;
+DROP TRIGGER bad_delete ON bad;
+SELECT count(*) AS rows_left FROM bad;
+-- The SQLSTATEs of those errors.
+CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE statement;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE;
+END $$;
+CREATE TRIGGER bad_missing BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'nope');
+SELECT pg_temp.sqlstate_of($$INSERT INTO bad (body) VALUES ('x')$$) AS undefined_column;
+DROP TRIGGER bad_missing ON bad;
+CREATE TRIGGER bad_source_type BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'n');
+SELECT pg_temp.sqlstate_of($$INSERT INTO bad (body) VALUES ('x')$$) AS datatype_mismatch;
+DROP TRIGGER bad_source_type ON bad;
+CREATE TRIGGER bad_after AFTER INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+SELECT pg_temp.sqlstate_of($$INSERT INTO bad (body) VALUES ('x')$$) AS trigger_protocol_violated;
+DROP TRIGGER bad_after ON bad;
+SELECT pg_temp.sqlstate_of($$SELECT simhash_fingerprint_trigger()$$) AS not_called_as_trigger;
+
+-- The generated-column alternative computes the same value.
+CREATE TABLE generated_docs (body text, fp simhash GENERATED ALWAYS AS (simhash(body)) STORED);
+INSERT INTO generated_docs (body) VALUES ('The quick brown fox jumps over the lazy dog'), ('');
+SELECT fp FROM generated_docs ORDER BY fp NULLS LAST;
+
+DROP TABLE docs, pages, tagged, notes, bad, generated_docs;
+DROP DOMAIN short_text;

@@ -1,0 +1,88 @@
+-- The simhash type: text and binary I/O, casts, ordering, btree and hash opclasses.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+-- Text input: 16 hex digits in any case, or 64 binary digits (most significant first).
+SELECT '0123456789abcdef'::simhash, '0123456789ABCDEF'::simhash, '  00000000000000ff  '::simhash;
+SELECT '1000000000000000000000000000000000000000000000000000000000000001'::simhash;
+SELECT '1111111111111111111111111111111111111111111111111111111111111111'::simhash;
+-- Anything else is an error that names the value.
+SELECT ''::simhash;
+SELECT '0123456789abcde'::simhash;
+SELECT '0123456789abcdef0'::simhash;
+SELECT '0x23456789abcdef'::simhash;
+SELECT '0123456789abcdeg'::simhash;
+SELECT '111111111111111111111111111111111111111111111111111111111111111'::simhash;
+SELECT '1111111111111111111111111111111111111111111111111111111111111112'::simhash;
+-- A one-argument call named like the type is a cast of a literal: the hint says what to write.
+SELECT simhash('hello world');
+SELECT simhash('hello world'::text);
+
+-- Binary send/receive round trip.
+SELECT simhash_send('0123456789abcdef');
+CREATE TEMP TABLE io_copy(fp simhash);
+INSERT INTO io_copy VALUES ('0123456789abcdef'), ('ffffffffffffffff'), (NULL);
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set io_file :abs_builddir '/results/simhash_io_copy.bin'
+COPY io_copy TO :'io_file' WITH (FORMAT binary);
+CREATE TEMP TABLE io_back(fp simhash);
+COPY io_back FROM :'io_file' WITH (FORMAT binary);
+SELECT fp FROM io_back ORDER BY fp;
+
+-- Casts: the same 64 bits as bigint, and bit(64) in binary-text order.
+SELECT 'ffffffffffffffff'::simhash::bigint, '7fffffffffffffff'::simhash::bigint, '8000000000000000'::simhash::bigint;
+SELECT (-1)::bigint::simhash, 255::bigint::simhash, (-9223372036854775808)::bigint::simhash;
+SELECT '8000000000000001'::simhash::bit(64);
+SELECT B'1000000000000000000000000000000000000000000000000000000000000001'::simhash;
+SELECT fp::bigint::simhash = fp AND fp::bit(64)::simhash = fp AS round_trips
+  FROM (VALUES ('0123456789abcdef'::simhash), ('fedcba9876543210'), ('0000000000000000')) v(fp);
+SELECT B'101'::simhash;
+SELECT B'1'::bit(65)::simhash;
+
+-- Ordering is unsigned, matching the hex text.
+SELECT fp FROM (VALUES ('8000000000000000'::simhash), ('0000000000000001'), ('ffffffffffffffff'), ('7fffffffffffffff')) v(fp)
+ ORDER BY fp;
+SELECT '8000000000000000'::simhash > '7fffffffffffffff'::simhash AS unsigned_order,
+       '0000000000000001'::simhash < '0000000000000002', '0000000000000001'::simhash <= '0000000000000001',
+       '0000000000000002'::simhash >= '0000000000000001', '0000000000000001'::simhash <> '0000000000000002',
+       '0000000000000001'::simhash = '0000000000000001';
+SELECT simhash_cmp('0000000000000001', '0000000000000002'), simhash_cmp('ffffffffffffffff', '0000000000000002'),
+       simhash_cmp('0000000000000002', '0000000000000002');
+
+-- btree: UNIQUE, merge join; hash: GROUP BY, DISTINCT, hash join.
+CREATE TEMP TABLE fps(id int, fp simhash UNIQUE);
+INSERT INTO fps SELECT i, (i * 1000003)::bigint::simhash FROM generate_series(1, 1000) i;
+INSERT INTO fps VALUES (0, (1000003)::bigint::simhash);
+SELECT count(*) FROM fps WHERE fp = (500 * 1000003)::bigint::simhash;
+CREATE INDEX fps_hash ON fps USING hash (fp);
+SET enable_seqscan = off; SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM fps WHERE fp = '0000000000000001';
+SELECT id FROM fps WHERE fp = (7 * 1000003)::bigint::simhash;
+RESET enable_seqscan; RESET enable_bitmapscan;
+SELECT count(DISTINCT fp), count(*) FROM (SELECT fp FROM fps UNION ALL SELECT fp FROM fps) t;
+SELECT count(*) FROM (SELECT fp FROM fps UNION ALL SELECT fp FROM fps) t GROUP BY fp HAVING count(*) <> 2;
+SET enable_hashjoin = off; SET enable_nestloop = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM fps a JOIN fps b USING (fp);
+SELECT count(*) FROM fps a JOIN fps b USING (fp);
+RESET enable_hashjoin; SET enable_mergejoin = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM fps a JOIN fps b USING (fp);
+SELECT count(*) FROM fps a JOIN fps b USING (fp);
+RESET enable_mergejoin; RESET enable_nestloop;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT fp, count(*) FROM fps GROUP BY fp;
+RESET enable_sort;
+
+-- NULLs: strict everywhere.
+SELECT NULL::simhash = '0000000000000000', NULL::simhash::bigint, NULL::bigint::simhash;
+
+-- SQLSTATEs of the errors above.
+CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+  EXECUTE statement;
+  RETURN 'no error';
+EXCEPTION WHEN OTHERS THEN
+  RETURN SQLSTATE;
+END $$;
+SELECT pg_temp.sqlstate_of($$SELECT 'zz'::simhash$$) AS bad_text,
+       pg_temp.sqlstate_of($$SELECT B'101'::simhash$$) AS bad_bit_length;

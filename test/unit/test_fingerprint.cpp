@@ -1,0 +1,152 @@
+#include <gtest/gtest.h>
+
+#include <random>
+#include <string>
+#include <vector>
+
+#include "features.hpp"
+#include "fingerprint.hpp"
+#include "hamming.hpp"
+
+using simhash::TokenizerKind;
+
+static simhash::TextFingerprint fingerprint(const std::string& text, TokenizerKind kind = simhash::kDefaultTokenizer,
+                                            int n = simhash::kDefaultNgram) {
+    std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
+    return simhash::fingerprint_text(text.data(), text.size(), kind, n, scratch.data());
+}
+
+static uint64_t hash(const std::string& s) { return simhash::feature_hash(s.data(), s.size()); }
+
+TEST(Fingerprint, FeatureHashIsXxh3WithSeedZero) {
+    EXPECT_EQ(hash(""), 0x2D06800538D394C2ULL);  // XXH3_64bits of empty input, from the xxHash reference
+}
+
+// One feature: every bit's vote is the feature's own bit.
+TEST(Fingerprint, SingleFeatureIsItsHash) {
+    EXPECT_EQ(fingerprint("Hello").fingerprint, hash("hello"));
+    EXPECT_EQ(fingerprint("你好").fingerprint, hash("你好"));
+}
+
+// Two features: where they disagree the sum is exactly 0, and the tie-break
+// word (sum of tie_mix over the votes) decides.
+TEST(Fingerprint, TiesTakeTheTieBreakWord) {
+    uint64_t a = hash("alpha"), b = hash("beta");
+    uint64_t tie_break = simhash::tie_mix(a) + simhash::tie_mix(b);
+    EXPECT_EQ(fingerprint("alpha beta").fingerprint, (a & b) | ((a ^ b) & tie_break));
+    EXPECT_EQ(fingerprint("beta alpha").fingerprint, fingerprint("alpha beta").fingerprint);
+    EXPECT_EQ(simhash::tie_mix(0), 0u);
+    EXPECT_EQ(simhash::tie_mix(1), 0x5692161d100b05e5ULL);  // splitmix64 finalizer reference value
+}
+
+// Three features: each bit is the majority vote.
+TEST(Fingerprint, BitsAreMajorityVotes) {
+    uint64_t a = hash("a"), b = hash("b"), c = hash("c");
+    EXPECT_EQ(fingerprint("a b c").fingerprint, (a & b) | (a & c) | (b & c));
+    // Term frequency: "a" twice outvotes a single "b" everywhere they differ.
+    EXPECT_EQ(fingerprint("a b a").fingerprint, a);
+}
+
+TEST(Fingerprint, NoFeaturesMeansNoFingerprint) {
+    EXPECT_EQ(fingerprint("").features, 0u);
+    EXPECT_EQ(fingerprint(" ,.;!? ").features, 0u);
+}
+
+TEST(Fingerprint, PublishedTestVectors) {
+    // Kept in sync with README.md ("Test vectors") and sql/fingerprint.sql.
+    const std::string fox = "The quick brown fox jumps over the lazy dog";
+    EXPECT_EQ(fingerprint(fox).fingerprint, 0x8212868318d29267ULL);
+    EXPECT_EQ(fingerprint("我爱北京天安门").fingerprint, 0xa967cd9fa09e640cULL);
+    EXPECT_EQ(fingerprint("PostgreSQL 数据库 is fast 😀").fingerprint, 0x0a0faec021e1508eULL);
+    EXPECT_EQ(fingerprint("Hello").fingerprint, 0x9555e8555c62dcfdULL);
+    EXPECT_EQ(fingerprint(fox, TokenizerKind::kWords, 2).fingerprint, 0x92bf9c0a4e25b7c6ULL);
+    EXPECT_EQ(fingerprint(fox, TokenizerKind::kChars, 3).fingerprint, 0x8a3fc5745ddb35fdULL);
+}
+
+TEST(Fingerprint, VoteCountersAgree) {
+    std::mt19937_64 rng(7);
+    for (int trial = 0; trial < 200; ++trial) {
+        simhash::UnitVotes unit;
+        simhash::IntegerVotes integer;
+        simhash::RealVotes real;
+        int count = 1 + int(rng() % 2000);  // crosses the 255-vote lane flush
+        for (int i = 0; i < count; ++i) {
+            uint64_t h = rng() & rng();  // biased bits, so sums are not all near zero
+            unit.add(h);
+            integer.add(h, 1);
+            real.add(h, 0.5);
+        }
+        uint64_t expected = integer.fingerprint();
+        EXPECT_EQ(unit.fingerprint(), expected);
+        EXPECT_EQ(real.fingerprint(), expected);
+        EXPECT_EQ(unit.features(), uint64_t(count));
+    }
+}
+
+TEST(Fingerprint, ZeroWeightsAreNotFeatures) {
+    simhash::RealVotes real;
+    real.add(123, 0.0);
+    EXPECT_EQ(real.features(), 0u);
+    simhash::IntegerVotes integer;
+    integer.add(123, 0);
+    EXPECT_TRUE(integer.empty());
+}
+
+TEST(Fingerprint, SmallEditsGiveSmallDistances) {
+    std::string base, edited;
+    for (int i = 0; i < 400; ++i) {
+        std::string word = "w" + std::to_string(i % 97);
+        base += word + " ";
+        edited += (i == 200 ? std::string("changed") : word) + " ";
+    }
+    EXPECT_LE(simhash::hamming_distance(fingerprint(base).fingerprint, fingerprint(edited).fingerprint), 3);
+}
+
+// The pigeonhole index needs every bit to carry information.
+static void expect_balanced_bits(const std::vector<uint64_t>& fps) {
+    for (int bit = 0; bit < 64; ++bit) {
+        size_t ones = 0;
+        for (uint64_t fp : fps) ones += (fp >> bit) & 1;
+        double share = double(ones) / fps.size();
+        EXPECT_GT(share, 0.45) << "bit " << bit;
+        EXPECT_LT(share, 0.55) << "bit " << bit;
+    }
+}
+
+// "Unrelated" means no vocabulary in common: every word is drawn afresh.  A
+// shared vocabulary of V words carries a per-bit imbalance of about 1/sqrt(V)
+// that a document of L words amplifies by sqrt(L), and real documents share
+// function words on top of that; both are measured on real text in test/eval.
+TEST(Fingerprint, BitsAreBalancedOverUnrelatedAlphabeticTexts) {
+    std::mt19937_64 rng(11);
+    std::vector<uint64_t> fps;
+    for (int doc = 0; doc < 6000; ++doc) {
+        std::string text;
+        int words = 1 + int(rng() % 300);
+        for (int w = 0; w < words; ++w) {
+            int len = 4 + int(rng() % 8);
+            for (int c = 0; c < len; ++c) text.push_back(char((rng() % 3 == 0 ? 'A' : 'a') + rng() % 26));
+            text += rng() % 10 ? " " : ". ";
+        }
+        fps.push_back(fingerprint(text).fingerprint);
+    }
+    expect_balanced_bits(fps);
+}
+
+TEST(Fingerprint, BitsAreBalancedOverUnrelatedChineseLikeTexts) {
+    std::mt19937_64 rng(13);
+    std::vector<uint64_t> fps;
+    char buf[4];
+    for (int doc = 0; doc < 6000; ++doc) {
+        std::string text;
+        int chars = 4 + int(rng() % 300);
+        for (int c = 0; c < chars; ++c) {
+            // 3500 common Han characters: a realistic, skewed-enough alphabet.
+            int len = simhash::encode_utf8(char32_t(0x4E00 + rng() % 3500), buf);
+            text.append(buf, len);
+            if (rng() % 12 == 0) text += "，";
+        }
+        fps.push_back(fingerprint(text).fingerprint);
+    }
+    expect_balanced_bits(fps);
+}

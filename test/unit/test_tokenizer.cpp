@@ -1,0 +1,108 @@
+#include <gtest/gtest.h>
+
+#include "features.hpp"
+#include "unicode.hpp"
+
+using simhash::TokenizerKind;
+
+TEST(Unicode, DecodesAndRejectsMalformedSequences) {
+    auto decode = [](const std::string& s) {
+        auto p = reinterpret_cast<const unsigned char*>(s.data());
+        return simhash::decode_utf8(p, p + s.size());
+    };
+    EXPECT_EQ(decode("A").code, U'A');
+    EXPECT_EQ(decode("\xE4\xB8\xAD").code, U'中');
+    EXPECT_EQ(decode("\xF0\x9F\x98\x80").code, U'😀');
+    for (const std::string& bad : {std::string("\xC0\x80"), std::string("\xED\xA0\x80"),   // overlong, surrogate
+                                   std::string("\xF4\x90\x80\x80"), std::string("\xE4\xB8"),  // > U+10FFFF, truncated
+                                   std::string("\x80"), std::string("\xFF")}) {
+        auto d = decode(bad);
+        EXPECT_FALSE(d.valid);
+        EXPECT_EQ(d.length, 1) << "a malformed sequence consumes one byte";
+    }
+}
+
+TEST(Unicode, FoldsCase) {
+    EXPECT_EQ(simhash::fold_case(U'Q'), U'q');
+    EXPECT_EQ(simhash::fold_case(U'Ä'), U'ä');
+    EXPECT_EQ(simhash::fold_case(U'Ğ'), U'ğ');
+    EXPECT_EQ(simhash::fold_case(U'Σ'), U'σ');
+    EXPECT_EQ(simhash::fold_case(U'ς'), U'σ');
+    EXPECT_EQ(simhash::fold_case(U'Ж'), U'ж');
+    EXPECT_EQ(simhash::fold_case(U'Ё'), U'ё');
+    EXPECT_EQ(simhash::fold_case(U'Ａ'), U'a');  // fullwidth
+    EXPECT_EQ(simhash::fold_case(U'中'), U'中');
+    EXPECT_EQ(simhash::fold_case(U'×'), U'×');
+}
+
+TEST(Tokenizer, EnglishWordsAreCaseFoldedAndPunctuationDropped) {
+    EXPECT_EQ(features_of("The quick, BROWN fox -- jumps!"),
+              (Features{"the", "quick", "brown", "fox", "jumps"}));
+    EXPECT_EQ(features_of("e-mail x86_64 3.14"), (Features{"e", "mail", "x86", "64", "3", "14"}));
+}
+
+TEST(Tokenizer, NoFeaturesInEmptyOrPunctuationOnlyText) {
+    EXPECT_TRUE(features_of("").empty());
+    EXPECT_TRUE(features_of("  \t\n ... !!! ，。！？ —— ").empty());
+    EXPECT_TRUE(features_of("", TokenizerKind::kWords, 3).empty());
+    EXPECT_TRUE(features_of("?!", TokenizerKind::kChars, 3).empty());
+}
+
+TEST(Tokenizer, ChineseRunsGiveCharacterBigrams) {
+    EXPECT_EQ(features_of("我爱北京天安门"), (Features{"我爱", "爱北", "北京", "京天", "天安", "安门"}));
+    // Punctuation ends a run; a one-character run is a feature by itself.
+    EXPECT_EQ(features_of("你好，世界。好"), (Features{"你好", "世界", "好"}));
+    EXPECT_EQ(features_of("我爱北京", TokenizerKind::kMixed, 1), (Features{"我", "爱", "北", "京"}));
+}
+
+TEST(Tokenizer, MixedTextSwitchesBetweenWordsAndBigrams) {
+    EXPECT_EQ(features_of("PostgreSQL数据库很快abc中def"),
+              (Features{"postgresql", "数据", "据库", "库很", "很快", "abc", "中", "def"}));
+    EXPECT_EQ(features_of("ひらがなカタカナ"), (Features{"ひら", "らが", "がな", "なカ", "カタ", "タカ", "カナ"}));
+}
+
+TEST(Tokenizer, EmojiAreTokensAndModifiersAreDropped) {
+    EXPECT_EQ(features_of("hi😀👍🏽 ok"), (Features{"hi", "😀", "👍", "ok"}));
+    // Joined sequences fall apart into their pictographs, the joiner is ignored.
+    EXPECT_EQ(features_of("👨‍👩‍👧"), (Features{"👨", "👩", "👧"}));
+}
+
+TEST(Tokenizer, InvalidBytesSeparateAndNeverCrash) {
+    EXPECT_EQ(features_of("abc\xFF" "def\xC0\x80ghi\xE4\xB8"), (Features{"abc", "def", "ghi"}));
+    std::string noise;
+    for (int i = 0; i < 4096; ++i) noise.push_back(static_cast<char>((i * 131 + 7) & 0xFF));
+    for (auto kind : {TokenizerKind::kWords, TokenizerKind::kChars, TokenizerKind::kMixed})
+        for (int n : {1, 2, 5, simhash::kMaxNgram}) features_of(noise, kind, n);  // sanitizers watch the buffer
+}
+
+TEST(Tokenizer, WordShinglesCrossPunctuationAndIncludeCjkCharacters) {
+    EXPECT_EQ(features_of("a b, c. d", TokenizerKind::kWords, 2), (Features{"a b", "b c", "c d"}));
+    EXPECT_EQ(features_of("one 二三", TokenizerKind::kWords, 2), (Features{"one 二", "二 三"}));
+    EXPECT_EQ(features_of("a b c", TokenizerKind::kWords, 3), (Features{"a b c"}));
+    // Fewer tokens than n: the whole text is one feature.
+    EXPECT_EQ(features_of("Hello, world", TokenizerKind::kWords, 3), (Features{"hello world"}));
+}
+
+TEST(Tokenizer, CharacterNgramsStayInsideRuns) {
+    EXPECT_EQ(features_of("Hello, 世界!", TokenizerKind::kChars, 3), (Features{"hel", "ell", "llo", "世界"}));
+    EXPECT_EQ(features_of("ab", TokenizerKind::kChars, 1), (Features{"a", "b"}));
+}
+
+TEST(Tokenizer, ScratchBoundHoldsForWorstCaseExpansion) {
+    // Adjacent CJK characters each gain a separating space in words mode.
+    std::string text;
+    for (int i = 0; i < 1000; ++i) text += "中😀";
+    auto f = features_of(text, TokenizerKind::kWords, simhash::kMaxNgram);
+    EXPECT_EQ(f.size(), 2000u - simhash::kMaxNgram + 1);
+}
+
+TEST(Tokenizer, ParsesTokenizerNames) {
+    simhash::TokenizerKind kind;
+    EXPECT_TRUE(simhash::parse_tokenizer("words", 5, &kind));
+    EXPECT_EQ(kind, TokenizerKind::kWords);
+    EXPECT_TRUE(simhash::parse_tokenizer("chars", 5, &kind));
+    EXPECT_TRUE(simhash::parse_tokenizer("mixed", 5, &kind));
+    EXPECT_FALSE(simhash::parse_tokenizer("Words", 5, &kind));
+    EXPECT_FALSE(simhash::parse_tokenizer("word", 4, &kind));
+    EXPECT_FALSE(simhash::parse_tokenizer("", 0, &kind));
+}
