@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# `make demo`: installs what is missing, builds and installs the extension,
+# starts a scratch cluster in .scratch/demo, fingerprints the license and
+# copyright texts every Debian system ships (through the trigger), and prints
+# the near-duplicate groups it finds with their distances.
+#   KEEP=1 make demo   leaves the cluster running and prints how to connect.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+source scripts/pg-env.sh
+
+bash scripts/install-deps.sh
+make -s -j2 && make -s install >/dev/null
+
+DIR="$ROOT/.scratch/demo"
+PORT=$(free_port 5488)
+if [ -f "$DIR/data/postmaster.pid" ]; then as_cluster_owner pg_ctl -D "$DIR/data" -m fast stop >/dev/null 2>&1 || true; fi
+rm -rf "$DIR"
+owned_dir "$ROOT/.scratch"
+owned_dir "$DIR"
+as_cluster_owner initdb -D "$DIR/data" --encoding=UTF8 --no-locale -U postgres >/dev/null 2>&1
+as_cluster_owner pg_ctl -D "$DIR/data" -l "$DIR/server.log" -w \
+    -o "-p $PORT -k $DIR -c listen_addresses=''" start >/dev/null
+stop_cluster() {
+    if [ "${KEEP:-0}" = 1 ]; then
+        echo
+        echo "The cluster is still running: psql -h $DIR -p $PORT -U postgres"
+        echo "Stop it with: runuser -u postgres -- $PG_BINDIR/pg_ctl -D $DIR/data stop"
+    else
+        as_cluster_owner pg_ctl -D "$DIR/data" -m fast stop >/dev/null
+    fi
+}
+trap stop_cluster EXIT
+
+# The texts: every license in /usr/share/common-licenses and every package's
+# copyright file (many embed a license, some are mirrors of each other).
+FILES="$DIR/files.txt"
+ls -1 /usr/share/common-licenses/* /usr/share/doc/*/copyright 2>/dev/null | while read -r f; do
+    [ -f "$f" ] && [ -r "$f" ] && echo "$f"
+done > "$FILES"
+chmod a+r "$FILES"
+
+psql_demo() { as_cluster_owner psql -h "$DIR" -p "$PORT" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
+psql_demo -v files="$FILES" <<'SQL'
+CREATE EXTENSION simhash;
+
+CREATE TABLE docs (
+    id     bigserial PRIMARY KEY,
+    source text NOT NULL,
+    body   text,
+    fp     simhash
+);
+-- The fingerprint follows the body on every INSERT and UPDATE.
+CREATE TRIGGER docs_fingerprint BEFORE INSERT OR UPDATE ON docs
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+
+-- Files that are not valid UTF-8 are read as Latin-1 rather than dropped.
+CREATE FUNCTION read_text(path text) RETURNS text LANGUAGE plpgsql AS $$
+BEGIN
+    RETURN convert_from(pg_read_binary_file(path), 'UTF8');
+EXCEPTION WHEN character_not_in_repertoire OR untranslatable_character THEN
+    RETURN convert_from(pg_read_binary_file(path), 'LATIN1');
+END $$;
+
+CREATE TEMP TABLE files (path text);
+\set copy_files '\\copy files FROM ' :'files'
+:copy_files
+INSERT INTO docs (source, body)
+SELECT regexp_replace(path, '^/usr/share/(doc/|common-licenses/)', ''), read_text(path) FROM files;
+
+-- The index, when this build has the simhash access method.
+SELECT EXISTS (SELECT 1 FROM pg_am WHERE amname = 'simhash') AS have_index \gset
+\if :have_index
+CREATE INDEX docs_fp_idx ON docs USING simhash (fp);
+\endif
+ANALYZE docs;
+
+\echo
+\echo '== Loaded'
+SELECT count(*) AS documents, count(fp) AS fingerprinted,
+       pg_size_pretty(sum(length(body))) AS text FROM docs;
+
+\echo
+\echo '== Near-duplicate groups (Hamming distance <= simhash.threshold = 3)'
+-- Pairs within the threshold, then groups: each document joins the group of
+-- its smallest near-duplicate id (single-link, one hop).
+CREATE TEMP TABLE pairs AS
+SELECT a.id AS a, b.id AS b, a.fp <-> b.fp AS distance
+  FROM docs a JOIN docs b ON a.fp % b.fp AND a.id < b.id AND a.body IS DISTINCT FROM b.body;
+CREATE TEMP TABLE groups AS
+SELECT d.id, least(d.id, (SELECT min(a) FROM pairs WHERE b = d.id)) AS grp
+  FROM docs d WHERE d.id IN (SELECT a FROM pairs UNION SELECT b FROM pairs);
+SELECT count(DISTINCT grp) AS groups, count(*) AS documents_in_groups,
+       (SELECT count(*) FROM pairs) AS near_duplicate_pairs,
+       (SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND a.body = b.body) AS exact_copies_set_aside
+  FROM groups;
+SELECT g.grp AS "group", count(*) AS members, coalesce(max(p.distance), 0) AS "max distance to first",
+       left(string_agg(d.source, ', ' ORDER BY d.source), 110) AS "members"
+  FROM groups g JOIN docs d ON d.id = g.id
+  LEFT JOIN pairs p ON p.b = g.id AND p.a = g.grp
+ GROUP BY g.grp ORDER BY count(*) DESC, g.grp LIMIT 15;
+
+\echo
+\echo '== Lightly edited pairs (distance 1 to 3, different text)'
+SELECT a.source, b.source, p.distance
+  FROM pairs p JOIN docs a ON a.id = p.a JOIN docs b ON b.id = p.b
+ WHERE p.distance > 0 ORDER BY p.distance, a.source LIMIT 12;
+
+\echo
+\echo '== Nearest neighbours of GPL-3 (ORDER BY fp <-> query LIMIT 5)'
+SELECT source, fp <-> (SELECT fp FROM docs WHERE source = 'GPL-3') AS distance
+  FROM docs WHERE source <> 'GPL-3'
+ ORDER BY fp <-> (SELECT fp FROM docs WHERE source = 'GPL-3'), source LIMIT 5;
+
+\echo
+\echo '== Stopping a near-duplicate at the door'
+-- A reposted copy of Apache-2.0 with a changed header is caught on insert.
+WITH incoming AS (
+    SELECT simhash('Reposted from our wiki. ' || body) AS fp FROM docs WHERE source = 'Apache-2.0'
+)
+SELECT d.source AS already_stored, d.fp <-> i.fp AS distance
+  FROM docs d, incoming i WHERE d.fp % i.fp ORDER BY distance, d.source LIMIT 5;
+SQL

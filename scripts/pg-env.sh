@@ -1,0 +1,30 @@
+# Sourced by the scripts: where PostgreSQL 15 lives, and how to run a command
+# as the user that owns scratch clusters (initdb refuses root).
+PG_BINDIR="$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)"
+export PATH="$PG_BINDIR:$PATH"
+
+as_cluster_owner() {
+    if [ "$(id -u)" -eq 0 ]; then
+        runuser -u postgres -- env PATH="$PATH" "$@"
+    else
+        "$@"
+    fi
+}
+
+# A directory the cluster owner can write to.
+owned_dir() {
+    mkdir -p "$1"
+    if [ "$(id -u)" -eq 0 ]; then chown postgres: "$1"; fi
+}
+
+# A TCP port nobody listens on, from 5432 + an offset.
+free_port() {
+    local port
+    for port in $(seq "$1" $(($1 + 200))); do
+        if ! (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null; then
+            echo "$port"
+            return
+        fi
+    done
+    echo "$1"
+}

@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# `make test`: installs what is missing, builds with warnings as errors,
+# installs, and runs every test suite:
+#   core unit tests (plain, then under ASan + UBSan), pg_regress, isolation,
+#   TAP (crash recovery, standby replay) and the randomized differential test
+#   of the index, each in its own temporary PostgreSQL instance.
+# It ends with one summary line, "tests: N passed, M failed".
+set -uo pipefail
+cd "$(dirname "$0")/.."
+ROOT="$PWD"
+source scripts/pg-env.sh
+
+bash scripts/install-deps.sh || exit 1
+
+step() { printf '\n==== %s\n' "$*"; }
+passed=0
+failed=0
+failed_suites=()
+record() {  # record SUITE PASSED FAILED
+    passed=$((passed + $2))
+    failed=$((failed + $3))
+    if [ "$3" -ne 0 ]; then failed_suites+=("$1"); fi
+}
+
+step "build (warnings are errors) and install"
+make -s clean >/dev/null
+if ! make -s SIMHASH_WERROR=1 -j2 || ! make -s install >/dev/null; then
+    echo "tests: 0 passed, 1 failed (the build failed)"
+    exit 1
+fi
+
+step "core unit tests (plain, then AddressSanitizer + UndefinedBehaviorSanitizer)"
+make -s -C test/unit clean all >/dev/null 2>&1 || make -C test/unit all
+for binary in core_tests core_tests_sanitized; do
+    log=$(mktemp)
+    if [ -x test/unit/build/$binary ]; then
+        test/unit/build/$binary 2>&1 | tee "$log" | grep -E '^\[  (PASSED|FAILED)|^\[==========\]'
+        status=${PIPESTATUS[0]}
+    else
+        status=1
+    fi
+    ok=$(sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' "$log")
+    bad=$(sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' "$log")
+    ok=${ok:-0}; bad=${bad:-0}
+    if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
+    record "$binary" "$ok" "$bad"
+    rm -f "$log"
+done
+
+# The server-side suites run as the cluster owner, on a copy it can write to
+# (initdb refuses root, and the checkout stays owned by whoever cloned it).
+WORK=$(mktemp -d /tmp/simhash-test.XXXXXX)
+cp -a "$ROOT/." "$WORK/"
+rm -rf "$WORK/.git" "$WORK/results" "$WORK/tmp_check" "$WORK/test/isolation/output"
+if [ "$(id -u)" -eq 0 ]; then chown -R postgres: "$WORK"; fi
+run_pgxs() {  # run_pgxs LOGFILE VAR=VALUE...
+    local log=$1
+    shift
+    (cd "$WORK" && as_cluster_owner make -s installcheck "$@" \
+        EXTRA_REGRESS_OPTS="--temp-instance=$WORK/tmp_instance_$RANDOM") >"$log" 2>&1
+}
+
+step "pg_regress"
+log=$(mktemp)
+run_pgxs "$log" ISOLATION= TAP_TESTS=
+status=$?
+grep -E '^(test |ok |not ok )|tests (passed|failed)' "$log"
+total=$(grep -cE '^(test |ok |not ok )' "$log")
+bad=$(grep -E '^(test |ok |not ok )' "$log" | grep -c 'FAILED\|not ok')
+if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; cat "$log"; fi
+[ "$bad" -ne 0 ] && [ -f "$WORK/regression.diffs" ] && head -200 "$WORK/regression.diffs"
+record pg_regress $((total - bad)) "$bad"
+
+if ls test/isolation/specs/*.spec >/dev/null 2>&1; then
+    step "isolation"
+    run_pgxs "$log" REGRESS= TAP_TESTS=
+    status=$?
+    grep -E '^(test |ok |not ok )|tests (passed|failed)' "$log"
+    total=$(grep -cE '^(test |ok |not ok )' "$log")
+    bad=$(grep -E '^(test |ok |not ok )' "$log" | grep -c 'FAILED\|not ok')
+    if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; cat "$log"; fi
+    [ "$bad" -ne 0 ] && [ -f "$WORK/test/isolation/output/regression.diffs" ] && head -200 "$WORK/test/isolation/output/regression.diffs"
+    record isolation $((total - bad)) "$bad"
+fi
+
+if ls test/t/*.pl >/dev/null 2>&1; then
+    step "TAP"
+    run_pgxs "$log" REGRESS= ISOLATION= PROVE_FLAGS=--verbose
+    status=$?
+    grep -E '^(t/|ok |not ok |Files=|Result:)' "$log"
+    ok=$(grep -cE '^ok ' "$log")
+    bad=$(grep -cE '^not ok ' "$log")
+    if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; tail -80 "$log"; fi
+    if [ "$bad" -ne 0 ]; then find "$WORK/tmp_check" -name '*.log' -newer "$log" 2>/dev/null | head -5 | xargs -r tail -n 40; fi
+    record TAP "$ok" "$bad"
+fi
+
+if [ -x test/differential/run.sh ]; then
+    step "randomized differential test of the index"
+    if (cd "$WORK" && bash test/differential/run.sh) >"$log" 2>&1; then
+        tail -5 "$log"
+        record differential 1 0
+    else
+        tail -40 "$log"
+        record differential 0 1
+    fi
+fi
+rm -f "$log"
+rm -rf "$WORK"
+
+step "summary"
+if [ "$failed" -ne 0 ]; then echo "failing suites: ${failed_suites[*]}"; fi
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ]
