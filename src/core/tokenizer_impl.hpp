@@ -56,16 +56,27 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
     };
 
     while (p < end) {
-        DecodedChar ch = decode_utf8(p, end);
         const unsigned char* char_bytes = p;
+        DecodedChar ch;
+        char32_t folded;
+        CharClass cls;
+        if (*p < 0x80) {
+            ch = {*p, 1, true};
+            folded = static_cast<unsigned char>(kAscii.fold[*p]);
+            cls = kAscii.cls[*p];
+        } else {
+            ch = decode_utf8(p, end);
+            folded = ch.valid ? fold_case(ch.code) : 0xFFFD;
+            cls = ch.valid ? classify(folded) : CharClass::kSeparator;
+        }
         p += ch.length;
-        char32_t folded = ch.valid ? fold_case(ch.code) : 0xFFFD;
-        CharClass cls = ch.valid ? classify(folded) : CharClass::kSeparator;
         if (cls == CharClass::kIgnorable) continue;
 
         // Append the folded character; unchanged characters are copied as they are.
         auto append = [&]() {
-            if (folded == ch.code) {
+            if (folded < 0x80) {
+                scratch[out++] = static_cast<char>(folded);
+            } else if (folded == ch.code) {
                 for (int i = 0; i < ch.length; ++i) scratch[out++] = static_cast<char>(char_bytes[i]);
             } else {
                 out += encode_utf8(folded, scratch + out);

@@ -65,6 +65,7 @@ constexpr bool in(char32_t c, char32_t lo, char32_t hi) noexcept { return c >= l
 
 char32_t fold_case(char32_t c) noexcept {
     if (c < 0x80) return in(c, 'A', 'Z') ? c + 32 : c;
+    if (c >= 0x2000) return in(c, 0xFF01, 0xFF5E) ? fold_case(c - 0xFEE0) : c;  // CJK and symbols: no case
     if (c < 0x100) return (in(c, 0xC0, 0xDE) && c != 0xD7) ? c + 32 : c;
     if (in(c, 0x100, 0x17F)) {
         if (c == 0x130) return 'i';  // dotted capital I
@@ -85,7 +86,6 @@ char32_t fold_case(char32_t c) noexcept {
     if (in(c, 0x531, 0x556)) return c + 48;  // Armenian
     if (c == 0x1E9E) return 0xDF;            // capital sharp s
     if (in(c, 0x1E00, 0x1E95) || in(c, 0x1EA0, 0x1EFF)) return fold_alternating(c, true);
-    if (in(c, 0xFF01, 0xFF5E)) return fold_case(c - 0xFEE0);  // fullwidth ASCII
     return c;
 }
 
@@ -143,6 +143,7 @@ constexpr bool ascii_is_word(char32_t c) { return in(c, '0', '9') || in(c, 'a', 
 
 CharClass classify(char32_t c) noexcept {
     if (c < 0x80) return ascii_is_word(c) ? W : S;
+    if (in(c, 0x4E00, 0x9FFF)) return C;  // the common Han block, most of Chinese text
     size_t lo = 0, hi = sizeof(kRanges) / sizeof(kRanges[0]);
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;

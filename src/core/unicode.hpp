@@ -37,4 +37,20 @@ char32_t fold_case(char32_t code) noexcept;
 // Class of an already folded code point.
 CharClass classify(char32_t code) noexcept;
 
+// ASCII is most of most text: its folding and classes as inline tables, for
+// the tokenizer's fast path.  They agree with fold_case() and classify().
+struct AsciiTables {
+    char fold[128];
+    CharClass cls[128];
+    constexpr AsciiTables() : fold(), cls() {
+        for (int c = 0; c < 128; ++c) {
+            const bool upper = c >= 'A' && c <= 'Z';
+            const bool word = upper || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9');
+            fold[c] = static_cast<char>(upper ? c + 32 : c);
+            cls[c] = word ? CharClass::kWord : CharClass::kSeparator;
+        }
+    }
+};
+inline constexpr AsciiTables kAscii{};
+
 }  // namespace simhash

@@ -35,6 +35,13 @@ TEST(Unicode, FoldsCase) {
     EXPECT_EQ(simhash::fold_case(U'×'), U'×');
 }
 
+TEST(Unicode, AsciiTablesAgreeWithTheGeneralFunctions) {
+    for (char32_t c = 0; c < 128; ++c) {
+        EXPECT_EQ(char32_t(static_cast<unsigned char>(simhash::kAscii.fold[c])), simhash::fold_case(c)) << int(c);
+        EXPECT_EQ(simhash::kAscii.cls[c], simhash::classify(simhash::fold_case(c))) << int(c);
+    }
+}
+
 TEST(Tokenizer, EnglishWordsAreCaseFoldedAndPunctuationDropped) {
     EXPECT_EQ(features_of("The quick, BROWN fox -- jumps!"),
               (Features{"the", "quick", "brown", "fox", "jumps"}));
