@@ -39,6 +39,13 @@ SELECT simhash('text', 'words', 33);
 SELECT simhash('text', 'words', 32) IS NOT NULL;
 SELECT simhash_features('text', 'chars', -1);
 
+-- min_features: short texts get no fingerprint rather than one that matches other short texts.
+SELECT simhash('one two three', 'mixed', 2, 3) = simhash('one two three'::text) AS enough,
+       simhash('one two three', 'mixed', 2, 4) IS NULL AS too_few,
+       simhash('one one one', 'mixed', 2, 3) IS NOT NULL AS repeats_count,
+       simhash('...', 'mixed', 2, 1) IS NULL AS none;
+SELECT simhash('text', 'mixed', 2, 0);
+
 -- tsvector: lexemes weighted by occurrences and by A/B/C/D labels.
 SELECT simhash(to_tsvector('english', 'The quick brown foxes jumped over the lazy dogs'));
 SELECT simhash(to_tsvector('english', 'fox')) = simhash(ARRAY['fox']) AS single_lexeme;
@@ -122,6 +129,7 @@ EXCEPTION WHEN OTHERS THEN
 END $$;
 SELECT pg_temp.sqlstate_of($$SELECT simhash('text', 'sentences', 2)$$) AS unknown_tokenizer,
        pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 0)$$) AS bad_n,
+       pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 1, 0)$$) AS bad_min_features,
        pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0])$$) AS length_mismatch,
        pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a'], ARRAY['NaN'::float8])$$) AS non_finite,
        pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', NULL])$$) AS null_feature,

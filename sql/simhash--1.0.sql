@@ -171,6 +171,11 @@ CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer) RETURNS @ex
 COMMENT ON FUNCTION @extschema@.simhash(text, text, integer)
     IS 'SimHash of a text with the words, chars or mixed tokenizer and n-gram size n';
 
+CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer, min_features integer) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text_min_features' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text, text, integer, integer)
+    IS 'SimHash of a text, or NULL when it has fewer than min_features features';
+
 CREATE FUNCTION @extschema@.simhash(tsvector) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_tsvector' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(tsvector)

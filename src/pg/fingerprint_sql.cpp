@@ -16,18 +16,21 @@ extern "C" {
 
 PG_FUNCTION_INFO_V1(simhash_text);
 PG_FUNCTION_INFO_V1(simhash_text_tokenized);
+PG_FUNCTION_INFO_V1(simhash_text_min_features);
 PG_FUNCTION_INFO_V1(simhash_tsvector);
 PG_FUNCTION_INFO_V1(simhash_feature_array);
 PG_FUNCTION_INFO_V1(simhash_weighted_feature_array);
 PG_FUNCTION_INFO_V1(simhash_features);
 }
 
-static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n) {
+/* NULL when the text has fewer than min_features features (at least 1). */
+static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n,
+                              int64 min_features = 1) {
     simhash::UnitVotes votes;
     for_each_text_feature(value, kind, n, [&votes](const char* feature, size_t length) {
         votes.add(simhash::feature_hash(feature, length));
     });
-    if (votes.features() == 0) PG_RETURN_NULL();
+    if (votes.features() == 0 || (int64) votes.features() < min_features) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
 
@@ -39,6 +42,22 @@ extern "C" Datum simhash_text_tokenized(PG_FUNCTION_ARGS) {
     int32 n = PG_GETARG_INT32(2);
     simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
     return text_fingerprint(fcinfo, PG_GETARG_TEXT_PP(0), kind, n);
+}
+
+/*
+ * Short texts have few features, so unrelated short texts land close to each
+ * other; production systems refuse to fingerprint them.  Features are counted
+ * with repeats, as simhash_features() lists them.
+ */
+extern "C" Datum simhash_text_min_features(PG_FUNCTION_ARGS) {
+    int32 n = PG_GETARG_INT32(2);
+    simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
+    int32 min_features = PG_GETARG_INT32(3);
+    if (min_features < 1)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("simhash min_features %d is out of range", min_features),
+                        errhint("min_features must be at least 1.")));
+    return text_fingerprint(fcinfo, PG_GETARG_TEXT_PP(0), kind, n, min_features);
 }
 
 extern "C" Datum simhash_tsvector(PG_FUNCTION_ARGS) {
