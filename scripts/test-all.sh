@@ -60,27 +60,25 @@ run_pgxs() {  # run_pgxs LOGFILE VAR=VALUE...
         EXTRA_REGRESS_OPTS="--temp-instance=$WORK/tmp_instance_$RANDOM") >"$log" 2>&1
 }
 
-step "pg_regress"
-log=$(mktemp)
-run_pgxs "$log" ISOLATION= TAP_TESTS=
-status=$?
-grep -E '^(test |ok |not ok )|tests (passed|failed)' "$log"
-total=$(grep -cE '^(test |ok |not ok )' "$log")
-bad=$(grep -E '^(test |ok |not ok )' "$log" | grep -c 'FAILED\|not ok')
-if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; cat "$log"; fi
-[ "$bad" -ne 0 ] && [ -f "$WORK/regression.diffs" ] && head -200 "$WORK/regression.diffs"
-record pg_regress $((total - bad)) "$bad"
-
-if ls test/isolation/specs/*.spec >/dev/null 2>&1; then
-    step "isolation"
-    run_pgxs "$log" REGRESS= TAP_TESTS=
-    status=$?
+# A pg_regress-style suite: "test NAME ... ok|FAILED" lines, diffs on failure.
+run_regress_suite() {  # run_regress_suite NAME DIFFS_FILE VAR=VALUE...
+    local name=$1 diffs=$2
+    shift 2
+    step "$name"
+    run_pgxs "$log" "$@"
+    local status=$? total bad
     grep -E '^(test |ok |not ok )|tests (passed|failed)' "$log"
     total=$(grep -cE '^(test |ok |not ok )' "$log")
     bad=$(grep -E '^(test |ok |not ok )' "$log" | grep -c 'FAILED\|not ok')
     if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; cat "$log"; fi
-    [ "$bad" -ne 0 ] && [ -f "$WORK/test/isolation/output/regression.diffs" ] && head -200 "$WORK/test/isolation/output/regression.diffs"
-    record isolation $((total - bad)) "$bad"
+    if [ "$bad" -ne 0 ] && [ -f "$diffs" ]; then head -200 "$diffs"; fi
+    record "$name" $((total - bad)) "$bad"
+}
+
+log=$(mktemp)
+run_regress_suite pg_regress "$WORK/regression.diffs" ISOLATION= TAP_TESTS=
+if ls test/isolation/specs/*.spec >/dev/null 2>&1; then
+    run_regress_suite isolation "$WORK/test/isolation/output/regression.diffs" REGRESS= TAP_TESTS=
 fi
 
 if ls test/t/*.pl >/dev/null 2>&1; then

@@ -53,13 +53,9 @@ SELECT NULL::simhash <-> '0000000000000000', NULL::simhash % '0000000000000000',
        simhash_blocks(NULL, 4), simhash_blocks('0000000000000000', NULL);
 
 -- SQLSTATEs of the errors above.
-CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE statement;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
+\i :sqlstate_of
 SELECT pg_temp.sqlstate_of($$SELECT simhash_within('0000000000000000', '0000000000000000', 65)$$) AS radius,
        pg_temp.sqlstate_of($$SELECT simhash_blocks('0000000000000000', 0)$$) AS blocks,
        pg_temp.sqlstate_of($$SET simhash.threshold = 65$$) AS threshold;

@@ -120,13 +120,9 @@ WITH t(a, b) AS (VALUES (
 SELECT array_length(simhash_features(a), 1) AS features, simhash(a) <-> simhash(b) AS one_word_substituted FROM t;
 
 -- SQLSTATEs of the errors above.
-CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE statement;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
+\i :sqlstate_of
 SELECT pg_temp.sqlstate_of($$SELECT simhash('text', 'sentences', 2)$$) AS unknown_tokenizer,
        pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 0)$$) AS bad_n,
        pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 1, 0)$$) AS bad_min_features,

@@ -74,13 +74,9 @@ DELETE FROM bad;
 DROP TRIGGER bad_delete ON bad;
 SELECT count(*) AS rows_left FROM bad;
 -- The SQLSTATEs of those errors.
-CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE statement;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
+\i :sqlstate_of
 CREATE TRIGGER bad_missing BEFORE INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'nope');
 SELECT pg_temp.sqlstate_of($$INSERT INTO bad (body) VALUES ('x')$$) AS undefined_column;
 DROP TRIGGER bad_missing ON bad;

@@ -77,12 +77,8 @@ RESET enable_sort;
 SELECT NULL::simhash = '0000000000000000', NULL::simhash::bigint, NULL::bigint::simhash;
 
 -- SQLSTATEs of the errors above.
-CREATE FUNCTION pg_temp.sqlstate_of(statement text) RETURNS text LANGUAGE plpgsql AS $$
-BEGIN
-  EXECUTE statement;
-  RETURN 'no error';
-EXCEPTION WHEN OTHERS THEN
-  RETURN SQLSTATE;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
+\i :sqlstate_of
 SELECT pg_temp.sqlstate_of($$SELECT 'zz'::simhash$$) AS bad_text,
        pg_temp.sqlstate_of($$SELECT B'101'::simhash$$) AS bad_bit_length;
