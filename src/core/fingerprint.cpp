@@ -13,33 +13,6 @@ uint64_t feature_hash(const char* feature, size_t length) noexcept {
     return XXH3_64bits_withSeed(feature, length, 0);
 }
 
-namespace {
-
-// kSpread[b] has byte k set to bit k of b: adding it counts eight bits at once.
-struct SpreadTable {
-    uint64_t entry[256];
-    constexpr SpreadTable() : entry() {
-        for (int b = 0; b < 256; ++b) {
-            uint64_t v = 0;
-            for (int k = 0; k < 8; ++k) v |= uint64_t((b >> k) & 1) << (8 * k);
-            entry[b] = v;
-        }
-    }
-};
-constexpr SpreadTable kSpread;
-
-// A byte lane overflows after 255 additions.
-constexpr uint32_t kFlushEvery = 255;
-
-}  // namespace
-
-void UnitVotes::add(uint64_t hash) noexcept {
-    for (int j = 0; j < 8; ++j) lanes_[j] += kSpread.entry[(hash >> (8 * j)) & 0xFF];
-    ++features_;
-    tie_break_ += tie_mix(hash);
-    if (++pending_ == kFlushEvery) flush();
-}
-
 void UnitVotes::flush() noexcept {
     for (int j = 0; j < 8; ++j) {
         for (int k = 0; k < 8; ++k) ones_[8 * j + k] += (lanes_[j] >> (8 * k)) & 0xFF;

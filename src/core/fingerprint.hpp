@@ -35,15 +35,44 @@ constexpr uint64_t tie_mix(uint64_t hash) noexcept {
     return hash ^ (hash >> 31);
 }
 
+namespace detail {
+// entry[b] has byte k set to bit k of b: adding it counts eight bits at once.
+struct SpreadTable {
+    uint64_t entry[256];
+    constexpr SpreadTable() : entry() {
+        for (int b = 0; b < 256; ++b)
+            for (int k = 0; k < 8; ++k) entry[b] |= uint64_t((b >> k) & 1) << (8 * k);
+    }
+};
+inline constexpr SpreadTable kSpread{};
+}  // namespace detail
+
 // Votes of features that all weigh the same (one vote per occurrence, which is
 // term-frequency weighting).  Counts bits eight at a time in byte lanes.
 class UnitVotes {
 public:
-    void add(uint64_t hash) noexcept;
+    // Inline and unrolled: it runs once per feature, and in fingerprint_text()
+    // the lanes then stay in registers.
+    void add(uint64_t hash) noexcept {
+        lanes_[0] += detail::kSpread.entry[hash & 0xFF];
+        lanes_[1] += detail::kSpread.entry[(hash >> 8) & 0xFF];
+        lanes_[2] += detail::kSpread.entry[(hash >> 16) & 0xFF];
+        lanes_[3] += detail::kSpread.entry[(hash >> 24) & 0xFF];
+        lanes_[4] += detail::kSpread.entry[(hash >> 32) & 0xFF];
+        lanes_[5] += detail::kSpread.entry[(hash >> 40) & 0xFF];
+        lanes_[6] += detail::kSpread.entry[(hash >> 48) & 0xFF];
+        lanes_[7] += detail::kSpread.entry[hash >> 56];
+        ++features_;
+        tie_break_ += tie_mix(hash);
+        if (++pending_ == kFlushEvery) flush();
+    }
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() noexcept;
 
 private:
+    // A byte lane overflows after 255 additions.
+    static constexpr uint32_t kFlushEvery = 255;
+
     void flush() noexcept;
     uint64_t lanes_[8] = {};  // byte k of lanes_[j] counts ones of bit 8*j+k since the last flush
     uint32_t pending_ = 0;

@@ -25,6 +25,16 @@ private:
     size_t starts_[kMaxNgram] = {};
 };
 
+// U+4E00..U+9FFF is E4 B8 80 .. E9 BF BF in UTF-8.
+inline bool is_common_han(const unsigned char* p, const unsigned char* end) noexcept {
+    if (end - p < 3 || p[0] < 0xE4 || p[0] > 0xE9 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return false;
+    return p[0] != 0xE4 || p[1] >= 0xB8;
+}
+
+inline char32_t decode_utf8_3(const unsigned char* p) noexcept {
+    return (char32_t(p[0] & 0x0F) << 12) | (char32_t(p[1] & 0x3F) << 6) | char32_t(p[2] & 0x3F);
+}
+
 }  // namespace detail
 
 template <class Sink>
@@ -64,6 +74,10 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
             ch = {*p, 1, true};
             folded = static_cast<unsigned char>(kAscii.fold[*p]);
             cls = kAscii.cls[*p];
+        } else if (detail::is_common_han(p, end)) {  // most of Chinese text: no case, always CJK
+            ch = {detail::decode_utf8_3(p), 3, true};
+            folded = ch.code;
+            cls = CharClass::kCjk;
         } else {
             ch = decode_utf8(p, end);
             folded = ch.valid ? fold_case(ch.code) : 0xFFFD;
@@ -83,12 +97,23 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
             }
         };
 
+        // The rest of an ASCII word, in one tight loop: most words of most text.
+        // Local cursors: a char store could otherwise alias p and out, forcing reloads.
+        auto append_ascii_word_tail = [&]() {
+            const unsigned char* in = p;
+            char* dst = scratch + out;
+            while (in < end && *in < 0x80 && kAscii.cls[*in] == CharClass::kWord) *dst++ = kAscii.fold[*in++];
+            p = in;
+            out = size_t(dst - scratch);
+        };
+
         switch (kind) {
             case TokenizerKind::kWords:
                 if (cls == CharClass::kWord) {
                     if (!in_word) begin_token();
                     in_word = true;
                     append();
+                    append_ascii_word_tail();
                     continue;
                 }
                 if (in_word) unit_done();
@@ -125,6 +150,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
                 if (cls == CharClass::kWord) {
                     in_word = true;
                     append();
+                    append_ascii_word_tail();
                     continue;
                 }
                 if (in_word) sink(scratch, out);

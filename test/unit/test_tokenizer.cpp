@@ -42,6 +42,26 @@ TEST(Unicode, AsciiTablesAgreeWithTheGeneralFunctions) {
     }
 }
 
+TEST(Unicode, CommonHanFastPathMatchesTheGeneralDecoder) {
+    char buf[4];
+    for (char32_t c = 0x3000; c <= 0xA000; ++c) {
+        if (c >= 0xD800 && c <= 0xDFFF) continue;
+        int len = simhash::encode_utf8(c, buf);
+        auto p = reinterpret_cast<const unsigned char*>(buf);
+        bool fast = simhash::detail::is_common_han(p, p + len);
+        EXPECT_EQ(fast, c >= 0x4E00 && c <= 0x9FFF) << std::hex << c;
+        if (fast) {
+            EXPECT_EQ(simhash::detail::decode_utf8_3(p), c);
+            EXPECT_EQ(simhash::classify(simhash::fold_case(c)), simhash::CharClass::kCjk);
+        }
+    }
+    // Truncated and malformed sequences are not taken by the fast path.
+    const unsigned char truncated[] = {0xE4, 0xB8};
+    EXPECT_FALSE(simhash::detail::is_common_han(truncated, truncated + 2));
+    const unsigned char bad[] = {0xE4, 0xB8, 0x41};
+    EXPECT_FALSE(simhash::detail::is_common_han(bad, bad + 3));
+}
+
 TEST(Tokenizer, EnglishWordsAreCaseFoldedAndPunctuationDropped) {
     EXPECT_EQ(features_of("The quick, BROWN fox -- jumps!"),
               (Features{"the", "quick", "brown", "fox", "jumps"}));

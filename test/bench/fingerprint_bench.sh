@@ -1,0 +1,70 @@
+#!/usr/bin/env bash
+# Benchmark: simhash(text) throughput in SQL on real English and Chinese text,
+# as a ratio to md5(text) over the same rows in the same run (target: at most
+# 3x the cost of md5).  Not a test: it prints numbers and asserts nothing.
+#   bash test/bench/fingerprint_bench.sh [rounds, default 7]
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+ROUNDS=${1:-7}
+source scripts/scratch-cluster.sh
+
+bash scripts/install-deps.sh manpages-zh fortunes-zh
+make -s -j2 && make -s install >/dev/null
+
+SCRATCH_SETTINGS="-c shared_buffers=1GB -c max_parallel_workers_per_gather=0 -c jit=off"
+start_scratch_cluster "$ROOT/.scratch/bench"
+trap stop_scratch_cluster EXIT
+
+perl test/bench/corpus.pl > "$SCRATCH_DIR/corpus.tsv"
+chmod a+r "$SCRATCH_DIR/corpus.tsv"
+"${PSQL[@]}" -v corpus="$SCRATCH_DIR/corpus.tsv" <<'SQL'
+CREATE EXTENSION simhash;
+CREATE TABLE corpus (language text, kind text, source text, body text);
+\set copy_corpus '\\copy corpus FROM ' :'corpus'
+:copy_corpus
+-- Texts stay in line-sized chunks of one language; EXTERNAL storage keeps
+-- decompression out of both measurements.
+CREATE TABLE docs (language text, body text);
+ALTER TABLE docs ALTER body SET STORAGE EXTERNAL;
+INSERT INTO docs SELECT language, body FROM corpus;
+VACUUM ANALYZE docs;
+SQL
+
+# Median of $ROUNDS alternating runs of each expression over one language's rows.
+"${PSQL[@]}" -v rounds="$ROUNDS" <<'SQL'
+SET bench.rounds = :rounds;
+CREATE TEMP TABLE timings (language text, expr text, round int, ms float8);
+CREATE FUNCTION pg_temp.time_query(q text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE t0 timestamptz; BEGIN
+  t0 := clock_timestamp(); EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
+END $$;
+DO $$
+DECLARE lang text; e text; r int;
+BEGIN
+  FOREACH lang IN ARRAY ARRAY['en', 'zh'] LOOP
+    FOR r IN 0 .. current_setting('bench.rounds')::int LOOP   -- round 0 warms the cache
+      FOREACH e IN ARRAY ARRAY['md5(body)', 'simhash(body)'] LOOP
+        INSERT INTO timings VALUES (lang, e, r,
+          pg_temp.time_query(format('SELECT count(%s) FROM docs WHERE language = %L', e, lang)));
+      END LOOP;
+    END LOOP;
+  END LOOP;
+END $$;
+\echo
+\echo 'simhash(text) against md5(text), same rows, median of the rounds'
+WITH m AS (
+  SELECT language, expr, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms
+    FROM timings WHERE round > 0 GROUP BY language, expr
+), sizes AS (
+  SELECT language, count(*) AS docs, sum(octet_length(body)) / 1048576.0 AS mb FROM docs GROUP BY language
+)
+SELECT s.language, s.docs, round(s.mb, 1) AS "MB",
+       round(md5.ms::numeric, 1) AS "md5 ms", round(sh.ms::numeric, 1) AS "simhash ms",
+       round((sh.ms / md5.ms)::numeric, 2) AS "simhash/md5",
+       round((s.mb / (sh.ms / 1000))::numeric, 0) AS "simhash MB/s"
+  FROM sizes s
+  JOIN m md5 ON md5.language = s.language AND md5.expr = 'md5(body)'
+  JOIN m sh ON sh.language = s.language AND sh.expr = 'simhash(body)'
+ ORDER BY s.language;
+SQL
