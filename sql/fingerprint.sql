@@ -10,6 +10,10 @@ SELECT simhash('The quick brown fox jumps over the lazy dog'::text) AS fox,
        simhash('Hello'::text) AS hello;
 SELECT simhash('The quick brown fox jumps over the lazy dog', 'words', 2) AS words2,
        simhash('The quick brown fox jumps over the lazy dog', 'chars', 3) AS chars3;
+-- varchar and char columns get their own overloads (a one-argument call named
+-- like the type would otherwise be read as a cast).
+SELECT simhash('Hello world'::varchar) = simhash('Hello world'::text) AS varchar_overload,
+       simhash('Hello world'::char(20)) = simhash('Hello world'::text) AS char_overload;
 -- simhash(text) is the mixed tokenizer with bigrams.
 SELECT simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'mixed', 2);
 

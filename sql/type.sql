@@ -73,6 +73,18 @@ SET enable_sort = off;
 EXPLAIN (COSTS OFF) SELECT fp, count(*) FROM fps GROUP BY fp;
 RESET enable_sort;
 
+-- Extended hashing: hash partitioning.
+CREATE TABLE fps_parts (fp simhash) PARTITION BY HASH (fp);
+CREATE TABLE fps_p0 PARTITION OF fps_parts FOR VALUES WITH (MODULUS 2, REMAINDER 0);
+CREATE TABLE fps_p1 PARTITION OF fps_parts FOR VALUES WITH (MODULUS 2, REMAINDER 1);
+INSERT INTO fps_parts SELECT fp FROM fps;
+SELECT (SELECT count(*) FROM fps_p0) > 0 AS p0_used, (SELECT count(*) FROM fps_p1) > 0 AS p1_used,
+       (SELECT count(*) FROM fps_parts WHERE fp = (7 * 1000003)::bigint::simhash) AS found;
+SELECT simhash_hash_extended('0123456789abcdef', 0) = simhash_hash_extended('0123456789abcdef', 0) AS stable,
+       simhash_hash_extended('0123456789abcdef', 0) <> simhash_hash_extended('0123456789abcdef', 1) AS seeded,
+       (simhash_hash('0123456789abcdef')::bigint & 4294967295) = (simhash_hash_extended('0123456789abcdef', 0) & 4294967295) AS low_bits_agree;
+DROP TABLE fps_parts;
+
 -- NULLs: strict everywhere.
 SELECT NULL::simhash = '0000000000000000', NULL::simhash::bigint, NULL::bigint::simhash;
 
