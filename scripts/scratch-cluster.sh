@@ -1,0 +1,23 @@
+# Sourced by benchmarks and the demo-like scripts: start_scratch_cluster DIR
+# starts a private server in DIR (socket there too, no TCP) and sets PSQL;
+# stop_scratch_cluster stops it.  Extra server settings come from $SCRATCH_SETTINGS.
+source "$(dirname "${BASH_SOURCE[0]}")/pg-env.sh"
+
+start_scratch_cluster() {
+    SCRATCH_DIR=$1
+    SCRATCH_PORT=$(free_port "${2:-5490}")
+    if [ -f "$SCRATCH_DIR/data/postmaster.pid" ]; then
+        as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m immediate stop >/dev/null 2>&1 || true
+    fi
+    rm -rf "$SCRATCH_DIR"
+    owned_dir "$(dirname "$SCRATCH_DIR")"
+    owned_dir "$SCRATCH_DIR"
+    as_cluster_owner initdb -D "$SCRATCH_DIR/data" --encoding=UTF8 --no-locale -U postgres >/dev/null 2>&1
+    as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -l "$SCRATCH_DIR/server.log" -w \
+        -o "-p $SCRATCH_PORT -k $SCRATCH_DIR -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null
+    PSQL=(as_cluster_owner psql -h "$SCRATCH_DIR" -p "$SCRATCH_PORT" -U postgres -X -q -v ON_ERROR_STOP=1)
+}
+
+stop_scratch_cluster() {
+    [ -n "${SCRATCH_DIR:-}" ] && as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m fast stop >/dev/null 2>&1 || true
+}
