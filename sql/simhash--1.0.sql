@@ -237,3 +237,44 @@ COMMENT ON FUNCTION @extschema@.simhash_fingerprint_trigger()
     IS 'BEFORE INSERT OR UPDATE row trigger: simhash_fingerprint_trigger(target_column, source_column [, ...])';
 
 -- ==== index access method (owned by the index engineer) ====
+
+CREATE FUNCTION @extschema@.simhash_index_handler(internal) RETURNS index_am_handler
+    AS 'MODULE_PATHNAME', 'simhash_index_handler' LANGUAGE C;
+CREATE ACCESS METHOD simhash TYPE INDEX HANDLER @extschema@.simhash_index_handler;
+COMMENT ON ACCESS METHOD simhash IS 'exact Hamming-radius and nearest-neighbour search on simhash block partitions';
+
+-- The right-hand side of the index condition simhash_within(fp, q, r) becomes: fp %<= ROW(q, r).
+CREATE TYPE @extschema@.simhash_radius AS (query @extschema@.simhash, radius integer);
+CREATE FUNCTION @extschema@.simhash_within_radius(@extschema@.simhash, @extschema@.simhash_radius) RETURNS boolean
+    AS 'MODULE_PATHNAME', 'simhash_within_radius' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE OPERATOR @extschema@.%<= (
+    LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash_radius,
+    PROCEDURE = @extschema@.simhash_within_radius, RESTRICT = contsel, JOIN = contjoinsel
+);
+COMMENT ON OPERATOR @extschema@.%<=(@extschema@.simhash, @extschema@.simhash_radius)
+    IS 'true when the Hamming distance to (query, radius).query is at most radius (index condition of simhash_within)';
+
+CREATE FUNCTION @extschema@.simhash_within_support(internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_within_support' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+ALTER FUNCTION @extschema@.simhash_within(@extschema@.simhash, @extschema@.simhash, integer)
+    SUPPORT @extschema@.simhash_within_support;
+
+CREATE OPERATOR CLASS @extschema@.simhash_ops
+    DEFAULT FOR TYPE @extschema@.simhash USING simhash AS
+        OPERATOR 1 @extschema@.= (@extschema@.simhash, @extschema@.simhash),
+        OPERATOR 2 @extschema@.% (@extschema@.simhash, @extschema@.simhash),
+        OPERATOR 3 @extschema@.%<= (@extschema@.simhash, @extschema@.simhash_radius),
+        OPERATOR 4 @extschema@.<-> (@extschema@.simhash, @extschema@.simhash) FOR ORDER BY pg_catalog.integer_ops;
+
+CREATE FUNCTION @extschema@.simhash_index_check(index regclass, heapallindexed boolean DEFAULT false) RETURNS void
+    AS 'MODULE_PATHNAME', 'simhash_index_check' LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.simhash_index_check(regclass, boolean)
+    IS 'verifies a simhash index (and with heapallindexed that every heap row is in it); raises an error on corruption';
+
+CREATE FUNCTION @extschema@.simhash_index_stats(index regclass,
+        OUT partition integer, OUT block_bits integer, OUT entries bigint, OUT leaf_pages bigint,
+        OUT distinct_blocks bigint, OUT largest_bucket bigint, OUT avg_bucket float8)
+    RETURNS SETOF record
+    AS 'MODULE_PATHNAME', 'simhash_index_stats' LANGUAGE C STRICT PARALLEL RESTRICTED;
+COMMENT ON FUNCTION @extschema@.simhash_index_stats(regclass)
+    IS 'per partition: entries, leaf pages, distinct block values, largest and average bucket (rows per block value)';

@@ -10,6 +10,8 @@ PG_MODULE_MAGIC;
 
 /* PG15's fmgr.h does not declare it. */
 void _PG_init(void);
+/* The index access method's reloptions (src/index/shx_handler.cpp). */
+void simhash_index_define_gucs(void);
 }
 
 int simhash_threshold = 3;
@@ -19,6 +21,7 @@ extern "C" void _PG_init(void) {
                             "Largest Hamming distance at which the % operator calls two simhashes similar.",
                             "3 is the classic near-duplicate threshold for 64-bit SimHash.",
                             &simhash_threshold, 3, 0, 64, PGC_USERSET, 0, NULL, NULL, NULL);
+    simhash_index_define_gucs();
 #if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("simhash");
 #else

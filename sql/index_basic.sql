@@ -1,0 +1,168 @@
+-- The simhash index access method: every operator through the index against a
+-- forced sequential scan, on deterministic data with planted near-duplicates.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+
+-- Deterministic pseudo-random fingerprints (md5 of the row number).
+CREATE FUNCTION pg_temp.fp_of(i int) RETURNS simhash LANGUAGE sql IMMUTABLE AS
+$$ SELECT ('x' || substr(md5(i::text), 1, 16))::bit(64)::bigint::simhash $$;
+-- fp with the bits listed in flips (0 = least significant) inverted.
+CREATE FUNCTION pg_temp.flip(fp simhash, flips int[]) RETURNS simhash LANGUAGE sql IMMUTABLE AS
+$$ SELECT (fp::bigint # coalesce((SELECT bit_or(1::bigint << f) FROM unnest(flips) f), 0))::simhash $$;
+
+-- Answers a query with the index forced (use_index) or with a sequential scan only.
+CREATE FUNCTION pg_temp.ids(q text, use_index boolean) RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE r int[];
+BEGIN
+    PERFORM set_config('enable_seqscan', (NOT use_index)::text, true);
+    PERFORM set_config('enable_indexscan', use_index::text, true);
+    PERFORM set_config('enable_bitmapscan', use_index::text, true);
+    PERFORM set_config('enable_indexonlyscan', use_index::text, true);
+    EXECUTE q INTO r;
+    RETURN r;
+END $$;
+-- "n rows, same answer" for a query returning int[]
+CREATE FUNCTION pg_temp.same(q text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE a int[] := pg_temp.ids(q, true); b int[] := pg_temp.ids(q, false);
+BEGIN
+    RETURN coalesce(cardinality(a), 0) || ' rows, ' || CASE WHEN a IS NOT DISTINCT FROM b THEN 'same' ELSE 'DIFFERENT' END;
+END $$;
+
+CREATE TABLE docs (id int PRIMARY KEY, fp simhash);
+INSERT INTO docs SELECT i, pg_temp.fp_of(i) FROM generate_series(1, 5000) i;
+-- planted near-duplicates of rows 1..20: row 100000 + 100 * c + k is row c with k low bits
+-- and k high bits spread over the blocks flipped
+INSERT INTO docs
+SELECT 100000 + 100 * c + k, pg_temp.flip(pg_temp.fp_of(c), (SELECT array_agg((b * 13 + c) % 64) FROM generate_series(1, k) b))
+FROM generate_series(1, 20) c, generate_series(1, 10) k;
+INSERT INTO docs VALUES (900001, NULL), (900002, NULL);
+
+CREATE INDEX docs_fp ON docs USING simhash (fp);
+SELECT simhash_index_check('docs_fp', true);
+SELECT partition, block_bits, entries, leaf_pages FROM simhash_index_stats('docs_fp');
+
+-- simhash_within, radii 0-8 and 64
+SELECT r, pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, %s)', pg_temp.fp_of(7), r))
+FROM generate_series(0, 8) r UNION ALL
+SELECT 64, pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, 64)', pg_temp.fp_of(7)))
+ORDER BY 1;
+-- argument order does not matter
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(%L, fp, 5)', pg_temp.fp_of(3)));
+-- % follows simhash.threshold
+SELECT t, set_config('simhash.threshold', t::text, false) IS NOT NULL AS set,
+       pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp %% %L', pg_temp.fp_of(11)))
+FROM generate_series(0, 8) t;
+RESET simhash.threshold;
+-- =
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp = %L', pg_temp.fp_of(42)));
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp = %L', '0123456789abcdef'));
+-- two conditions
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, 6) AND fp %% %L',
+                           pg_temp.fp_of(5), pg_temp.flip(pg_temp.fp_of(5), '{1}')));
+
+-- KNN: exact distance order, alone and with a radius condition
+SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs ORDER BY fp <-> %L LIMIT 25) s',
+                           pg_temp.fp_of(9), pg_temp.fp_of(9)));
+SELECT id, fp <-> pg_temp.fp_of(9) AS d FROM docs ORDER BY fp <-> pg_temp.fp_of(9), id LIMIT 12;
+SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs WHERE simhash_within(fp, %L, 4) ORDER BY fp <-> %L LIMIT 5) s',
+                           pg_temp.fp_of(9), pg_temp.fp_of(9), pg_temp.fp_of(9)));
+-- KNN from a point far from every row still returns k rows in order
+SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs ORDER BY fp <-> %L LIMIT 3) s',
+                           'ffffffffffffffff', 'ffffffffffffffff'));
+
+-- NULLs are not indexed and never match
+SELECT count(*) FROM docs WHERE fp IS NULL;
+SET enable_seqscan = off;
+SELECT count(*) FROM docs WHERE fp = NULL::simhash;
+SELECT count(*) FROM docs WHERE simhash_within(fp, pg_temp.fp_of(1), NULL);
+SELECT count(*) FROM docs WHERE simhash_within(fp, NULL, 3);
+SELECT count(*) FROM (SELECT id FROM docs ORDER BY fp <-> NULL LIMIT 3) s;
+-- radius out of range: same error as without the index
+SELECT simhash_within(fp, pg_temp.fp_of(1), 65) FROM docs WHERE id = 1;
+SELECT count(*) FROM docs WHERE simhash_within(fp, pg_temp.fp_of(1), 65);
+SELECT count(*) FROM docs WHERE simhash_within(fp, pg_temp.fp_of(1), -1);
+RESET enable_seqscan;
+
+-- The planner picks the index for selective conditions on its own.
+ANALYZE docs;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp % '0123456789abcdef';
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcdef', 3);
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp = '0123456789abcdef';
+EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+-- ... and a sequential scan when the radius makes the index useless
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcdef', 40);
+-- index-only scan: the index returns the fingerprint itself
+VACUUM docs;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT fp FROM docs WHERE fp % '0123456789abcdef';
+SELECT fp, fp <-> pg_temp.fp_of(3) AS d FROM docs WHERE simhash_within(fp, pg_temp.fp_of(3), 2) ORDER BY d, fp;
+RESET enable_bitmapscan;
+-- a nested loop probing the index once per outer row ("near-duplicates of these new rows")
+CREATE TABLE incoming (id int, fp simhash);
+INSERT INTO incoming SELECT c, pg_temp.flip(pg_temp.fp_of(c), '{0,33}') FROM generate_series(1, 5) c;
+ANALYZE incoming;
+EXPLAIN (COSTS OFF) SELECT i.id, d.id FROM incoming i JOIN docs d ON d.fp % i.fp;
+SELECT i.id, array_agg(d.id ORDER BY d.id) FROM incoming i JOIN docs d ON d.fp % i.fp GROUP BY i.id ORDER BY i.id;
+EXPLAIN (COSTS OFF) SELECT i.id, d.id FROM incoming i JOIN docs d ON simhash_within(d.fp, i.fp, 4);
+SELECT i.id, count(*) FROM incoming i JOIN docs d ON simhash_within(d.fp, i.fp, 4) GROUP BY i.id ORDER BY i.id;
+
+-- Deletes and VACUUM
+DELETE FROM docs WHERE id % 3 = 0;
+UPDATE docs SET fp = pg_temp.flip(fp, '{63}') WHERE id % 7 = 0;
+VACUUM docs;
+SELECT simhash_index_check('docs_fp', true);
+SELECT r, pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, %s)', pg_temp.fp_of(1), r))
+FROM unnest('{0,3,6,10,64}'::int[]) r;
+SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs ORDER BY fp <-> %L LIMIT 25) s',
+                           pg_temp.fp_of(2), pg_temp.fp_of(2)));
+
+-- Inserts after the build split pages and keep answers exact
+INSERT INTO docs SELECT i, pg_temp.fp_of(i) FROM generate_series(5001, 12000) i;
+INSERT INTO docs SELECT 200000 + k, pg_temp.flip('00000000ffffffff', ARRAY[k % 64]) FROM generate_series(1, 700) k;
+INSERT INTO docs SELECT 300000 + k, 'aaaaaaaaaaaaaaaa' FROM generate_series(1, 1500) k;  -- one fingerprint, many rows
+SELECT simhash_index_check('docs_fp', true);
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, 2)', 'aaaaaaaaaaaaaaab'));
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, 1)', '00000000ffffffff'));
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, 7)', pg_temp.fp_of(6000)));
+SELECT max(largest_bucket) FROM simhash_index_stats('docs_fp');
+
+-- blocks reloption
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 0);
+CREATE INDEX ON docs USING simhash (fp) WITH (blocks = 17);
+CREATE INDEX docs_fp8 ON docs USING simhash (fp) WITH (blocks = 8);
+SELECT partition, block_bits FROM simhash_index_stats('docs_fp8') ORDER BY partition LIMIT 3;
+DROP INDEX docs_fp;
+SELECT r, pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, %s)', pg_temp.fp_of(4), r))
+FROM unnest('{0,7,8,15,16,30}'::int[]) r;
+CREATE INDEX docs_fp1 ON docs USING simhash (fp) WITH (blocks = 1);
+DROP INDEX docs_fp8;
+SELECT r, pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE simhash_within(fp, %L, %s)', pg_temp.fp_of(4), r))
+FROM unnest('{0,2,5}'::int[]) r;
+DROP INDEX docs_fp1;
+
+-- REINDEX, REINDEX CONCURRENTLY
+CREATE INDEX docs_fp ON docs USING simhash (fp);
+REINDEX INDEX docs_fp;
+REINDEX INDEX CONCURRENTLY docs_fp;
+SELECT simhash_index_check('docs_fp', true);
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp %% %L', pg_temp.fp_of(8)));
+
+-- Empty table, unlogged table
+CREATE UNLOGGED TABLE empty_docs (fp simhash);
+CREATE INDEX empty_docs_fp ON empty_docs USING simhash (fp);
+SELECT simhash_index_check('empty_docs_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) FROM empty_docs WHERE fp % '0123456789abcdef';
+SELECT count(*) FROM (SELECT * FROM empty_docs ORDER BY fp <-> '0123456789abcdef' LIMIT 5) s;
+INSERT INTO empty_docs VALUES ('0123456789abcdef'), ('0123456789abcdee'), (NULL);
+SELECT fp FROM empty_docs WHERE fp % '0123456789abcdef' ORDER BY fp;
+RESET enable_seqscan;
+
+-- Catalog: operator class, properties
+SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
+SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)
+FROM unnest('{orderable,distance_orderable,returnable,search_nulls}'::text[]) p;
+SELECT simhash_index_check('docs'::regclass);
+SELECT simhash_index_check('docs_pkey'::regclass);
+DROP TABLE docs, incoming, empty_docs;

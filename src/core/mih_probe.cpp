@@ -1,0 +1,61 @@
+// See mih_probe.hpp.
+#include "mih_probe.hpp"
+
+#include <algorithm>
+
+namespace simhash {
+
+uint64_t binomial_saturated(int n, int k) noexcept {
+    if (k < 0 || n < 0 || k > n) return 0;
+    k = std::min(k, n - k);
+    unsigned __int128 r = 1;
+    for (int i = 1; i <= k; i++) {
+        r = r * static_cast<unsigned>(n - k + i) / static_cast<unsigned>(i);
+        if (r > UINT64_MAX) return UINT64_MAX;
+    }
+    return static_cast<uint64_t>(r);
+}
+
+uint64_t probes_within(int w, int t) noexcept {
+    uint64_t total = 0;
+    for (int i = 0; i <= t && i <= w; i++) {
+        uint64_t c = binomial_saturated(w, i);
+        if (c > UINT64_MAX - total) return UINT64_MAX;
+        total += c;
+    }
+    return total;
+}
+
+uint64_t values_at_distance(uint64_t b, int w, int d, uint64_t* out, uint64_t capacity) noexcept {
+    uint64_t count = binomial_saturated(w, d);
+    if (count == 0 || count > capacity) return 0;
+    // Positions of the flipped bits, pos[0] < pos[1] < ... < pos[d-1], in
+    // lexicographic order of combinations.
+    int pos[64];
+    for (int i = 0; i < d; i++) pos[i] = i;
+    uint64_t n = 0;
+    for (;;) {
+        uint64_t m = 0;
+        for (int i = 0; i < d; i++) m |= uint64_t{1} << pos[i];
+        out[n++] = b ^ m;
+        int i = d - 1;
+        while (i >= 0 && pos[i] == w - d + i) i--;
+        if (i < 0) break;
+        pos[i]++;
+        for (int j = i + 1; j < d; j++) pos[j] = pos[j - 1] + 1;
+    }
+    std::sort(out, out + n);
+    return n;
+}
+
+}  // namespace simhash
+
+namespace simhash {
+
+void sort_key_tids(KeyTid* items, uint64_t n) noexcept {
+    std::sort(items, items + n, [](const KeyTid& a, const KeyTid& b) {
+        return a.key != b.key ? a.key < b.key : a.tid < b.tid;
+    });
+}
+
+}  // namespace simhash

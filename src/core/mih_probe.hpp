@@ -1,0 +1,79 @@
+// Multi-index hashing (Norouzi, Punjani, Fleet 2012) arithmetic for the
+// simhash index: the order-preserving "partition key" of a fingerprint, and
+// the enumeration of the block values a probe must visit.  Pure C++, no
+// PostgreSQL header, no allocation, no exceptions: the index glue calls it
+// between buffer operations that may ereport().
+//
+// Partition key.  Partition p of a layout (see blocks.hpp) owns the bits
+// [shift[p], shift[p] + width[p]).  Its key is the fingerprint rotated left so
+// that block p occupies the most significant bits:
+//     key_p(fp) = rotl(fp, 64 - shift[p] - width[p])
+// The rotation is a bijection, so the key stores the whole fingerprint, and
+// all fingerprints whose block p equals b form the contiguous key range
+//     [b << (64 - w), (b << (64 - w)) | (2^(64 - w) - 1)].
+// A partition of the index is a list of (key, heap tid) sorted by key.
+#pragma once
+
+#include <cstdint>
+
+#include "blocks.hpp"
+
+namespace simhash {
+
+inline uint64_t rotl64(uint64_t x, int k) noexcept {
+    k &= 63;
+    return k == 0 ? x : (x << k) | (x >> (64 - k));
+}
+inline uint64_t rotr64(uint64_t x, int k) noexcept {
+    k &= 63;
+    return k == 0 ? x : (x >> k) | (x << (64 - k));
+}
+
+// Left rotation that turns a fingerprint into partition p's key.
+inline int partition_rotation(const BlockLayout& layout, int p) noexcept {
+    return (64 - layout.shift[p] - layout.width[p]) & 63;
+}
+
+// Key range [*lo, *hi] of the fingerprints whose block (of width w bits) is b.
+inline void block_key_range(uint64_t b, int w, uint64_t* lo, uint64_t* hi) noexcept {
+    if (w >= 64) {
+        *lo = *hi = b;
+        return;
+    }
+    *lo = b << (64 - w);
+    *hi = *lo | ((uint64_t{1} << (64 - w)) - 1);
+}
+
+// C(n, k), saturating at UINT64_MAX (n <= 64).
+uint64_t binomial_saturated(int n, int k) noexcept;
+
+// Number of w-bit values within (<=) t bits of a given one, saturating.
+uint64_t probes_within(int w, int t) noexcept;
+
+// Writes to out[] every w-bit value at exactly d bits from b, in increasing
+// order, and returns how many; writes nothing and returns 0 when there are
+// more than capacity of them (call binomial_saturated first to size out).
+uint64_t values_at_distance(uint64_t b, int w, int d, uint64_t* out, uint64_t capacity) noexcept;
+
+// Smallest total distance the pigeonhole guarantees complete after probing
+// every block value within t bits in each of nparts partitions:
+// every fingerprint within nparts * (t + 1) - 1 has been seen (capped at 64).
+inline int complete_radius_after_level(int nparts, int t) noexcept {
+    long v = static_cast<long>(nparts) * (t + 1) - 1;
+    return v > 64 ? 64 : static_cast<int>(v);
+}
+
+}  // namespace simhash
+
+namespace simhash {
+
+// A (key, packed heap tid) pair as the index build sorts it.
+struct KeyTid {
+    uint64_t key;
+    uint64_t tid;
+};
+
+// Sorts by key (then tid), in place; no allocation, no exception.
+void sort_key_tids(KeyTid* items, uint64_t n) noexcept;
+
+}  // namespace simhash

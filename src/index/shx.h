@@ -1,0 +1,232 @@
+/*
+ * shindex.h: the simhash index access method ("USING simhash").
+ *
+ * DESIGN
+ * ------
+ * The index answers "which fingerprints are within Hamming distance r of q"
+ * exactly, for any r in 0..64, and "the k nearest fingerprints to q".  It
+ * uses multi-index hashing (Norouzi et al. 2012): the 64 bits are cut into
+ * `blocks` partitions (reloption, 1..16, default 4; src/core/blocks.hpp).
+ * If dist(a, q) <= r then, by the pigeonhole principle, a and q differ in at
+ * most t = floor(r / blocks) bits in at least one partition.  So the index
+ * keeps, per partition p, every (fingerprint, heap tid) sorted by the
+ * partition key
+ *         key_p(fp) = rotl(fp, 64 - shift_p - width_p)
+ * (block p moved to the top bits; src/core/mih_probe.hpp).  All fingerprints
+ * whose block p equals b form one contiguous key range, and the key still
+ * holds the whole fingerprint, so candidates are verified inside the index:
+ * no heap visit, no recheck, index-only scans work.  A radius-r query probes,
+ * in every partition, the key range of every block value within t bits of
+ * q's block (sum_{i<=t} C(width, i) probes per partition), keeps the entries
+ * within distance r and removes duplicate tids (a row near q is usually
+ * found in several partitions).  When the probes would cost more than reading
+ * one partition whole (large r), the scan reads partition 0's chain instead,
+ * which is still exact.
+ *
+ * KNN (ORDER BY fp <-> q) probes level t = 0, 1, 2, ... (block values at
+ * exactly t bits in every partition).  After level t every row within
+ * blocks * (t + 1) - 1 has been seen, so candidates up to that bound are
+ * returned in exact distance order and the rest wait for the next level; when
+ * the next level costs more than a whole partition, one partition is read.
+ *
+ * ON-DISK LAYOUT (8 kB pages; every page has a ShiPageOpaque special area)
+ *   block 0                       metapage (ShiMetaPageData)
+ *   blocks 1 .. blocks*ndir       per partition, a flat directory of 2^16
+ *                                 slots (2042 per page, 33 pages)
+ *   the rest                      leaf pages, allocated as needed
+ * A partition is a B-link-style chain of leaf pages linked left to right.
+ * Each leaf page covers an inclusive key range [lo, hi]; a page's hi equals
+ * its right neighbour's lo (equal keys may straddle a boundary); the leftmost
+ * page has lo = 0 and the rightmost hi = 2^64-1.  A leaf holds an unsorted
+ * array of 14-byte entries (8-byte key, 6-byte heap tid) between the page
+ * header and pd_lower: inserts append, so a generic-WAL delta is ~30 bytes.
+ * Directory slot i (slot value s = i << 48) names a leaf of the partition
+ * whose lo < s (or the leftmost leaf).  A page's lo never changes (pages are
+ * never merged or freed), so a slot never becomes wrong, only stale: a
+ * search starts at the slot's page and moves right while hi < key
+ * (Lehman-Yao).  That is why a split and the directory refresh after it can
+ * be separate WAL records and why readers never need a directory lock longer
+ * than one slot read.
+ *
+ * Worked example, blocks = 4 (16-bit partitions), fp = 0x1234_5678_9abc_def0:
+ *   partition 0: key = fp                       = 0x1234_5678_9abc_def0
+ *   partition 1: key = rotl(fp, 16)              = 0x5678_9abc_def0_1234
+ *   partition 2: key = rotl(fp, 32)              = 0x9abc_def0_1234_5678
+ *   partition 3: key = rotl(fp, 48)              = 0xdef0_1234_5678_9abc
+ * The row is stored four times (4 x 14 bytes).  A query for radius 3 has
+ * t = 0: it probes key range [0x1234 << 48, (0x1235 << 48) - 1] in partition
+ * 0, [0x5678 << 48, ...] in partition 1, and so on: directory slot 0x1234 of
+ * partition 0 gives a leaf, usually the very leaf holding the range; the scan
+ * reads it, computes popcount(fp ^ q) for each entry and keeps those <= 3.
+ * Radius 7 has t = 1: 17 probes per partition (q's block and its 16
+ * one-bit neighbours).
+ *
+ * CONCURRENCY.  Readers take a share lock on one page at a time and move
+ * right; an inserter locks one leaf exclusively (plus the new page during a
+ * split: left page and new right page are one generic WAL record of two
+ * buffers, then each changed directory page is its own record).  VACUUM
+ * compacts entries inside pages under an exclusive lock and never frees a
+ * page, so no scan can follow a recycled page.  Scans collect all matching
+ * tids into backend memory at the first call and require an MVCC snapshot
+ * (as pgvector does): a tid removed by VACUUM and reused by a new heap tuple
+ * is then invisible to the scan's snapshot, and VACUUM cannot mark that heap
+ * page all-visible while the snapshot is held, so index-only scans are safe.
+ *
+ * Files: shx_handler.cpp (handler, options, validate, property, cost,
+ * planner support), shx_pages.cpp (page helpers, metapage, directory,
+ * leaf search), shx_build.cpp, shx_insert.cpp, shx_scan.cpp
+ * (radius, KNN), shx_vacuum.cpp, shx_check.cpp (check and stats).
+ */
+#ifndef SHX_H
+#define SHX_H
+
+#include "simhash_datum.h"
+
+extern "C" {
+#include "access/amapi.h"
+#include "access/generic_xlog.h"
+#include "access/reloptions.h"
+#include "storage/bufmgr.h"
+#include "storage/bufpage.h"
+#include "utils/rel.h"
+}
+
+#define SHI_MAGIC 0x53484958u /* "SHIX" */
+#define SHI_VERSION 1
+#define SHI_METAPAGE_BLKNO 0
+#define SHI_MAX_PARTS 16
+#define SHI_DEFAULT_PARTS 4
+#define SHI_DIR_BITS 16
+#define SHI_DIR_SLOTS (1u << SHI_DIR_BITS)
+#define SHI_PAGE_ID 0xFF83
+
+/* strategies */
+#define SHI_STRATEGY_EQUAL 1   /* fp = q */
+#define SHI_STRATEGY_SIMILAR 2 /* fp % q: radius simhash.threshold */
+#define SHI_STRATEGY_WITHIN 3  /* fp %<= (q, r)::simhash_radius */
+#define SHI_STRATEGY_DISTANCE 4 /* ORDER BY fp <-> q */
+#define SHI_NSTRATEGIES 4
+
+/* page flags */
+#define SHI_META 1
+#define SHI_DIR 2
+#define SHI_LEAF 4
+#define SHI_LEFTMOST 8
+
+typedef struct ShiPageOpaque {
+    uint64 lo;          /* leaf: smallest key the page may hold */
+    uint64 hi;          /* leaf: largest key the page may hold */
+    BlockNumber right;  /* leaf: right sibling in the partition chain */
+    uint16 flags;
+    uint16 part;        /* partition of a leaf or directory page */
+    uint16 unused;
+    uint16 page_id;     /* SHI_PAGE_ID */
+} ShiPageOpaque;
+
+#define ShiPageGetOpaque(page) ((ShiPageOpaque *) PageGetSpecialPointer(page))
+
+typedef struct ShiMetaPageData {
+    uint32 magic;
+    uint32 version;
+    uint16 nparts;
+    uint16 dirbits;
+    uint32 dir_slots_per_page;
+    uint32 dir_pages_per_part;
+    BlockNumber dir_start[SHI_MAX_PARTS];  /* first directory page of partition p */
+    BlockNumber first_leaf[SHI_MAX_PARTS]; /* leftmost leaf of partition p */
+} ShiMetaPageData;
+
+/* One entry: 8-byte key then the heap tid, stored unaligned (14 bytes). */
+#define SHI_ENTRY_SIZE (sizeof(uint64) + sizeof(ItemPointerData))
+#define SHI_CONTENT_OFFSET MAXALIGN(SizeOfPageHeaderData)
+#define SHI_LEAF_CAPACITY \
+    ((BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque))) / SHI_ENTRY_SIZE)
+#define SHI_DIR_SLOTS_PER_PAGE \
+    ((BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque))) / sizeof(BlockNumber))
+
+static inline char *shi_entry_ptr(Page page, int i) {
+    return (char *) page + SHI_CONTENT_OFFSET + (Size) i * SHI_ENTRY_SIZE;
+}
+static inline int shi_leaf_nentries(Page page) {
+    return (int) ((((PageHeader) page)->pd_lower - SHI_CONTENT_OFFSET) / SHI_ENTRY_SIZE);
+}
+static inline uint64 shi_entry_key(const char *e) {
+    uint64 k;
+    memcpy(&k, e, sizeof(k));
+    return k;
+}
+static inline void shi_entry_tid(const char *e, ItemPointer tid) {
+    memcpy(tid, e + sizeof(uint64), sizeof(ItemPointerData));
+}
+static inline void shi_entry_set(char *e, uint64 key, ItemPointer tid) {
+    memcpy(e, &key, sizeof(key));
+    memcpy(e + sizeof(uint64), tid, sizeof(ItemPointerData));
+}
+
+/* reloptions */
+typedef struct ShiOptions {
+    int32 vl_len_;
+    int nparts;     /* "blocks" */
+    int fillfactor; /* build fill of leaf pages, percent */
+} ShiOptions;
+
+/* Cached per-relation state (rd_amcache): immutable after build. */
+typedef struct ShiState {
+    int nparts;
+    int width[SHI_MAX_PARTS];
+    int rot[SHI_MAX_PARTS];
+    uint32 dir_slots_per_page;
+    BlockNumber dir_start[SHI_MAX_PARTS];
+    BlockNumber first_leaf[SHI_MAX_PARTS];
+} ShiState;
+
+/* A found row. */
+typedef struct ShiHit {
+    ItemPointerData tid;
+    int16 dist;
+    uint64 fp;
+} ShiHit;
+
+extern "C" {
+/* handler / misc */
+PGDLLEXPORT Datum simhash_index_handler(PG_FUNCTION_ARGS);
+PGDLLEXPORT Datum simhash_within_radius(PG_FUNCTION_ARGS);
+PGDLLEXPORT Datum simhash_within_support(PG_FUNCTION_ARGS);
+PGDLLEXPORT Datum simhash_index_check(PG_FUNCTION_ARGS);
+PGDLLEXPORT Datum simhash_index_stats(PG_FUNCTION_ARGS);
+void simhash_index_define_gucs(void);
+}
+
+/* pages */
+void shi_init_page(Page page, uint16 flags, uint16 part);
+const ShiState *shi_get_state(Relation index);
+void shi_fill_state(ShiState *st, const ShiMetaPageData *meta);
+int shi_reloption_parts(Relation index);
+int shi_reloption_fillfactor(Relation index);
+Buffer shi_new_buffer(Relation index);
+BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key);
+Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode);
+void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
+
+/* phases */
+IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo);
+void shi_buildempty(Relation index);
+bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid, Relation heapRel,
+                IndexUniqueCheck checkUnique, bool indexUnchanged, IndexInfo *indexInfo);
+IndexBulkDeleteResult *shi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+                                      IndexBulkDeleteCallback callback, void *callback_state);
+IndexBulkDeleteResult *shi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats);
+IndexScanDesc shi_beginscan(Relation r, int nkeys, int norderbys);
+void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orderbys, int norderbys);
+bool shi_gettuple(IndexScanDesc scan, ScanDirection dir);
+int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+void shi_endscan(IndexScanDesc scan);
+void shi_costestimate(struct PlannerInfo *root, struct IndexPath *path, double loop_count,
+                      Cost *indexStartupCost, Cost *indexTotalCost, Selectivity *indexSelectivity,
+                      double *indexCorrelation, double *indexPages);
+bool shi_validate(Oid opclassoid);
+
+/* scan helpers shared with the check function */
+typedef bool (*shi_entry_cb)(void *arg, uint64 key, ItemPointer tid);
+
+#endif

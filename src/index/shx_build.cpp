@@ -1,0 +1,342 @@
+/*
+ * shx_build.cpp: CREATE INDEX / REINDEX by sorting, and the init fork of
+ * an unlogged index.
+ *
+ * One heap scan collects (fingerprint, tid) pairs.  While they fit in
+ * maintenance_work_mem they stay in one array of 16-byte pairs that is
+ * re-keyed and sorted in place once per partition; past that, they go to one
+ * tuplesort per partition (each given maintenance_work_mem / blocks), which
+ * spills to disk.  Sorted keys are written to leaf pages left to right at
+ * the fillfactor, then the directory is filled, then the whole relation is
+ * WAL-logged with log_newpage_range (as pgvector does).
+ */
+#include "shx.h"
+
+#include "blocks.hpp"
+#include "mih_probe.hpp"
+
+extern "C" {
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "catalog/pg_operator_d.h"
+#include "catalog/pg_type_d.h"
+#include "commands/progress.h"
+#include "executor/tuptable.h"
+#include "miscadmin.h"
+#include "pgstat.h"
+#include "storage/smgr.h"
+#include "utils/memutils.h"
+#include "utils/tuplesort.h"
+#include "access/xloginsert.h"
+}
+
+namespace {
+
+inline uint64 pack_tid(ItemPointer tid) {
+    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
+}
+inline void unpack_tid(uint64 v, ItemPointer tid) {
+    ItemPointerSet(tid, (BlockNumber) (v >> 16), (OffsetNumber) (v & 0xffff));
+}
+
+struct BuildState {
+    ShiState st;
+    simhash::KeyTid *items;  // in-memory mode: (fp, tid)
+    Size nitems;
+    Size maxitems;
+    Tuplesortstate *sorts[SHI_MAX_PARTS];  // spill mode
+    TupleDesc tdesc;
+    TupleTableSlot *slot;
+    double indtuples;
+    MemoryContext tmpcxt;
+};
+
+void put_sorted(BuildState *bs, int p, uint64 key, uint64 tid) {
+    TupleTableSlot *slot = bs->slot;
+    ExecClearTuple(slot);
+    slot->tts_values[0] = Int64GetDatum((int64) (key ^ (UINT64CONST(1) << 63)));
+    slot->tts_values[1] = Int64GetDatum((int64) tid);
+    slot->tts_isnull[0] = slot->tts_isnull[1] = false;
+    ExecStoreVirtualTuple(slot);
+    tuplesort_puttupleslot(bs->sorts[p], slot);
+}
+
+void start_spill(BuildState *bs) {
+    bs->tdesc = CreateTemplateTupleDesc(2);
+    TupleDescInitEntry(bs->tdesc, 1, "key", INT8OID, -1, 0);
+    TupleDescInitEntry(bs->tdesc, 2, "tid", INT8OID, -1, 0);
+    bs->slot = MakeSingleTupleTableSlot(bs->tdesc, &TTSOpsVirtual);
+    int mem = Max(maintenance_work_mem / bs->st.nparts, 1024);
+    for (int p = 0; p < bs->st.nparts; p++) {
+        AttrNumber att = 1;
+        Oid op = Int8LessOperator;
+        Oid coll = InvalidOid;
+        bool nf = false;
+        bs->sorts[p] = tuplesort_begin_heap(bs->tdesc, 1, &att, &op, &coll, &nf, mem, NULL, TUPLESORT_NONE);
+    }
+    for (Size i = 0; i < bs->nitems; i++)
+        for (int p = 0; p < bs->st.nparts; p++)
+            put_sorted(bs, p, simhash::rotl64(bs->items[i].key, bs->st.rot[p]), bs->items[i].tid);
+    pfree(bs->items);
+    bs->items = NULL;
+    bs->nitems = 0;
+}
+
+void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull, bool tupleIsAlive,
+                    void *state) {
+    BuildState *bs = (BuildState *) state;
+    if (isnull[0]) return;
+    uint64 fp = DatumGetSimhash(values[0]);
+    if (bs->items != NULL) {
+        if (bs->nitems == bs->maxitems) {
+            Size limit = (Size) maintenance_work_mem * 1024 / sizeof(simhash::KeyTid);
+            if (bs->maxitems >= limit) {
+                start_spill(bs);
+            } else {
+                Size n = Min(bs->maxitems * 2, limit);
+                bs->items = (simhash::KeyTid *) repalloc_huge(bs->items, n * sizeof(simhash::KeyTid));
+                bs->maxitems = n;
+            }
+        }
+        if (bs->items != NULL) {
+            bs->items[bs->nitems].key = fp;
+            bs->items[bs->nitems].tid = pack_tid(tid);
+            bs->nitems++;
+        }
+    }
+    if (bs->items == NULL)
+        for (int p = 0; p < bs->st.nparts; p++) put_sorted(bs, p, simhash::rotl64(fp, bs->st.rot[p]), pack_tid(tid));
+    bs->indtuples += 1;
+}
+
+/* Writes one partition's leaf chain from sorted keys; records each page's lo for the directory. */
+struct LeafWriter {
+    Relation index;
+    int part;
+    int cap;
+    Buffer buf;
+    Page page;
+    int n;
+    uint64 *los;
+    BlockNumber *blks;
+    int npages;
+    int maxpages;
+};
+
+void writer_new_page(LeafWriter *w, uint64 lo) {
+    Buffer nbuf = shi_new_buffer(w->index);
+    Page np = BufferGetPage(nbuf);
+    shi_init_page(np, SHI_LEAF | (w->npages == 0 ? SHI_LEFTMOST : 0), (uint16) w->part);
+    ShiPageGetOpaque(np)->lo = lo;
+    if (BufferIsValid(w->buf)) {
+        ShiPageGetOpaque(w->page)->hi = lo;
+        ShiPageGetOpaque(w->page)->right = BufferGetBlockNumber(nbuf);
+        MarkBufferDirty(w->buf);
+        UnlockReleaseBuffer(w->buf);
+    }
+    if (w->npages == w->maxpages) {
+        w->maxpages *= 2;
+        w->los = (uint64 *) repalloc_huge(w->los, sizeof(uint64) * w->maxpages);
+        w->blks = (BlockNumber *) repalloc_huge(w->blks, sizeof(BlockNumber) * w->maxpages);
+    }
+    w->los[w->npages] = lo;
+    w->blks[w->npages] = BufferGetBlockNumber(nbuf);
+    w->npages++;
+    w->buf = nbuf;
+    w->page = np;
+    w->n = 0;
+}
+
+void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
+    if (!BufferIsValid(w->buf)) writer_new_page(w, 0);
+    else if (w->n >= w->cap) writer_new_page(w, key);
+    ItemPointerData tid;
+    unpack_tid(packed, &tid);
+    shi_entry_set(shi_entry_ptr(w->page, w->n), key, &tid);
+    w->n++;
+    ((PageHeader) w->page)->pd_lower = SHI_CONTENT_OFFSET + w->n * SHI_ENTRY_SIZE;
+}
+
+void writer_finish(LeafWriter *w) {
+    if (!BufferIsValid(w->buf)) writer_new_page(w, 0);
+    MarkBufferDirty(w->buf);
+    UnlockReleaseBuffer(w->buf);
+    w->buf = InvalidBuffer;
+}
+
+/* Slot i of the directory: the last leaf whose lo < (i << 48), else the leftmost. */
+void fill_directory(Relation index, const ShiMetaPageData *meta, int part, const LeafWriter *w,
+                    ForkNumber fork, Page *images) {
+    int j = 0;
+    for (uint32 d = 0; d < meta->dir_pages_per_part; d++) {
+        BlockNumber dblk = meta->dir_start[part] + d;
+        Buffer buf = InvalidBuffer;
+        Page page;
+        if (images) {
+            page = images[dblk];
+        } else {
+            buf = ReadBufferExtended(index, fork, dblk, RBM_NORMAL, NULL);
+            LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+            page = BufferGetPage(buf);
+        }
+        BlockNumber *slots = (BlockNumber *) PageGetContents(page);
+        for (uint32 s = 0; s < meta->dir_slots_per_page; s++) {
+            uint64 slot = (uint64) d * meta->dir_slots_per_page + s;
+            if (slot >= SHI_DIR_SLOTS) break;
+            uint64 sval = slot << (64 - SHI_DIR_BITS);
+            while (j + 1 < w->npages && w->los[j + 1] < sval) j++;
+            slots[s] = w->blks[j];
+        }
+        ((PageHeader) page)->pd_lower =
+            SHI_CONTENT_OFFSET + meta->dir_slots_per_page * sizeof(BlockNumber);
+        if (!images) {
+            MarkBufferDirty(buf);
+            UnlockReleaseBuffer(buf);
+        }
+    }
+}
+
+void init_meta(ShiMetaPageData *meta, int nparts) {
+    memset(meta, 0, sizeof(*meta));
+    meta->magic = SHI_MAGIC;
+    meta->version = SHI_VERSION;
+    meta->nparts = (uint16) nparts;
+    meta->dirbits = SHI_DIR_BITS;
+    meta->dir_slots_per_page = SHI_DIR_SLOTS_PER_PAGE;
+    meta->dir_pages_per_part = (SHI_DIR_SLOTS + SHI_DIR_SLOTS_PER_PAGE - 1) / SHI_DIR_SLOTS_PER_PAGE;
+    for (int p = 0; p < nparts; p++) meta->dir_start[p] = 1 + p * meta->dir_pages_per_part;
+}
+
+void write_meta(Page page, const ShiMetaPageData *meta) {
+    shi_init_page(page, SHI_META, 0);
+    memcpy(PageGetContents(page), meta, sizeof(*meta));
+    ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET + sizeof(ShiMetaPageData);
+}
+
+}  // namespace
+
+IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo) {
+    if (RelationGetNumberOfBlocks(index) != 0)
+        elog(ERROR, "index \"%s\" already contains data", RelationGetRelationName(index));
+
+    int nparts = shi_reloption_parts(index);
+    int fillfactor = shi_reloption_fillfactor(index);
+    ShiMetaPageData meta;
+    init_meta(&meta, nparts);
+
+    /* metapage and directory pages first: blocks 0 .. nparts * ndir */
+    Buffer mbuf = shi_new_buffer(index);
+    Assert(BufferGetBlockNumber(mbuf) == SHI_METAPAGE_BLKNO);
+    for (int p = 0; p < nparts; p++)
+        for (uint32 d = 0; d < meta.dir_pages_per_part; d++) {
+            Buffer b = shi_new_buffer(index);
+            shi_init_page(BufferGetPage(b), SHI_DIR, (uint16) p);
+            MarkBufferDirty(b);
+            UnlockReleaseBuffer(b);
+        }
+
+    BuildState bs;
+    memset(&bs, 0, sizeof(bs));
+    shi_fill_state(&bs.st, &meta);
+    bs.maxitems = 1024;
+    bs.items = (simhash::KeyTid *) MemoryContextAllocHuge(CurrentMemoryContext, bs.maxitems * sizeof(simhash::KeyTid));
+
+    double reltuples = table_index_build_scan(heap, index, indexInfo, true, true, build_callback, &bs, NULL);
+
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, 2);
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) (bs.indtuples * nparts));
+    int64 done = 0;
+
+    int cap = Max(1, (int) (SHI_LEAF_CAPACITY * fillfactor / 100));
+    uint64 prev_rot = 0;
+    for (int p = 0; p < nparts; p++) {
+        LeafWriter w;
+        memset(&w, 0, sizeof(w));
+        w.index = index;
+        w.part = p;
+        w.cap = cap;
+        w.buf = InvalidBuffer;
+        w.maxpages = 64;
+        w.los = (uint64 *) palloc(sizeof(uint64) * w.maxpages);
+        w.blks = (BlockNumber *) palloc(sizeof(BlockNumber) * w.maxpages);
+
+        if (bs.items != NULL) {
+            int delta = (bs.st.rot[p] - (int) prev_rot + 64) & 63;
+            for (Size i = 0; i < bs.nitems; i++) bs.items[i].key = simhash::rotl64(bs.items[i].key, delta);
+            prev_rot = bs.st.rot[p];
+            simhash::sort_key_tids(bs.items, bs.nitems);
+            for (Size i = 0; i < bs.nitems; i++) {
+                writer_add(&w, bs.items[i].key, bs.items[i].tid);
+                if ((++done & 0x3fff) == 0) {
+                    CHECK_FOR_INTERRUPTS();
+                    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+                }
+            }
+        } else {
+            tuplesort_performsort(bs.sorts[p]);
+            while (tuplesort_gettupleslot(bs.sorts[p], true, false, bs.slot, NULL)) {
+                slot_getallattrs(bs.slot);
+                uint64 key = (uint64) DatumGetInt64(bs.slot->tts_values[0]) ^ (UINT64CONST(1) << 63);
+                writer_add(&w, key, (uint64) DatumGetInt64(bs.slot->tts_values[1]));
+                if ((++done & 0x3fff) == 0) {
+                    CHECK_FOR_INTERRUPTS();
+                    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+                }
+            }
+            tuplesort_end(bs.sorts[p]);
+        }
+        writer_finish(&w);
+        meta.first_leaf[p] = w.blks[0];
+        fill_directory(index, &meta, p, &w, MAIN_FORKNUM, NULL);
+        pfree(w.los);
+        pfree(w.blks);
+    }
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
+    if (bs.items) pfree(bs.items);
+    if (bs.slot) ExecDropSingleTupleTableSlot(bs.slot);
+
+    write_meta(BufferGetPage(mbuf), &meta);
+    MarkBufferDirty(mbuf);
+    UnlockReleaseBuffer(mbuf);
+
+    if (RelationNeedsWAL(index))
+        log_newpage_range(index, MAIN_FORKNUM, 0, RelationGetNumberOfBlocks(index), true);
+
+    IndexBuildResult *result = (IndexBuildResult *) palloc(sizeof(IndexBuildResult));
+    result->heap_tuples = reltuples;
+    result->index_tuples = bs.indtuples;
+    return result;
+}
+
+/* The init fork of an unlogged index: an empty index, written through smgr. */
+void shi_buildempty(Relation index) {
+    int nparts = shi_reloption_parts(index);
+    ShiMetaPageData meta;
+    init_meta(&meta, nparts);
+    BlockNumber first = 1 + nparts * meta.dir_pages_per_part;
+    BlockNumber nblocks = first + nparts;
+    Page *images = (Page *) palloc(sizeof(Page) * nblocks);
+    for (BlockNumber b = 0; b < nblocks; b++) images[b] = (Page) palloc0(BLCKSZ);
+    for (int p = 0; p < nparts; p++) {
+        for (uint32 d = 0; d < meta.dir_pages_per_part; d++)
+            shi_init_page(images[meta.dir_start[p] + d], SHI_DIR, (uint16) p);
+        meta.first_leaf[p] = first + p;
+        shi_init_page(images[first + p], SHI_LEAF | SHI_LEFTMOST, (uint16) p);
+        LeafWriter w;
+        memset(&w, 0, sizeof(w));
+        uint64 lo = 0;
+        BlockNumber blk = first + p;
+        w.los = &lo;
+        w.blks = &blk;
+        w.npages = 1;
+        fill_directory(index, &meta, p, &w, INIT_FORKNUM, images);
+    }
+    write_meta(images[0], &meta);
+    SMgrRelation srel = RelationGetSmgr(index);
+    for (BlockNumber b = 0; b < nblocks; b++) {
+        PageSetChecksumInplace(images[b], b);
+        smgrextend(srel, INIT_FORKNUM, b, (char *) images[b], true);
+        log_newpage(&srel->smgr_rnode.node, INIT_FORKNUM, b, images[b], true);
+    }
+    smgrimmedsync(srel, INIT_FORKNUM);
+}

@@ -1,0 +1,253 @@
+/*
+ * shx_check.cpp: simhash_index_check (an amcheck-style verifier) and
+ * simhash_index_stats (per-partition occupancy, to show skew).
+ *
+ * The check takes ShareLock on the table and the index (as amcheck's
+ * bt_index_parent_check does), so the index cannot change while it runs, and
+ * verifies: the metapage; every partition's chain (flags, partition number,
+ * leftmost lo = 0, each page's lo = its left neighbour's hi, lo <= hi,
+ * rightmost hi = 2^64-1, no cycle, every key inside its page's range);
+ * every directory slot names a leaf of its partition whose lo is below the
+ * slot value (or the leftmost leaf).  With heapallindexed, every heap tuple
+ * the index build would index is present in every partition.  (Partitions
+ * may legitimately differ by entries of rows whose inserting transaction
+ * aborted or crashed between partitions; those rows are dead.)  Problems are reported as ERROR
+ * (ERRCODE_INDEX_CORRUPTED).
+ */
+#include "shx.h"
+
+#include "mih_probe.hpp"
+
+extern "C" {
+#include "access/table.h"
+#include "access/xlog.h"
+#include "access/tableam.h"
+#include "catalog/index.h"
+#include "funcapi.h"
+#include "miscadmin.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/tuplestore.h"
+}
+
+extern "C" {
+PG_FUNCTION_INFO_V1(simhash_index_check);
+PG_FUNCTION_INFO_V1(simhash_index_stats);
+}
+
+
+namespace {
+
+inline uint64 pack_tid(ItemPointer tid) {
+    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
+}
+
+#define CORRUPT(...) \
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED), errmsg(__VA_ARGS__)))
+
+struct ChainResult {
+    simhash::KeyTid *items; /* (key, packed tid) */
+    uint64 n;
+    uint64 npages;
+};
+
+/* Walks partition p; with los (indexed by block number) records each leaf's lo. */
+ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, uint64 *los, bool *is_leaf) {
+    BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+    const char *name = RelationGetRelationName(index);
+    ChainResult r;
+    uint64 cap = 1024;
+    r.items = (simhash::KeyTid *) MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(simhash::KeyTid));
+    r.n = 0;
+    r.npages = 0;
+    BlockNumber blk = st->first_leaf[p];
+    uint64 prev_hi = 0;
+    while (blk != InvalidBlockNumber) {
+        CHECK_FOR_INTERRUPTS();
+        if (blk == 0 || blk >= nblocks) CORRUPT("index \"%s\" partition %d links to block %u outside the index", name, p, blk);
+        if (++r.npages > nblocks) CORRUPT("index \"%s\" partition %d has a cycle", name, p);
+        Buffer buf = ReadBuffer(index, blk);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        Page page = BufferGetPage(buf);
+        shi_check_page(index, page, blk, SHI_LEAF);
+        ShiPageOpaque *op = ShiPageGetOpaque(page);
+        if (verify) {
+            if (op->part != p) CORRUPT("index \"%s\" block %u belongs to partition %d, found in chain %d", name, blk, op->part, p);
+            bool first = r.npages == 1;
+            if (first && (op->lo != 0 || !(op->flags & SHI_LEFTMOST)))
+                CORRUPT("index \"%s\" partition %d: leftmost leaf %u has lo %llx", name, p, blk, (unsigned long long) op->lo);
+            if (!first && op->lo != prev_hi)
+                CORRUPT("index \"%s\" block %u: lo %llx differs from the left neighbour's hi %llx", name, blk,
+                        (unsigned long long) op->lo, (unsigned long long) prev_hi);
+            if (op->lo > op->hi) CORRUPT("index \"%s\" block %u: lo > hi", name, blk);
+            if (op->right == InvalidBlockNumber && op->hi != PG_UINT64_MAX)
+                CORRUPT("index \"%s\" partition %d: rightmost leaf %u does not end at 2^64-1", name, p, blk);
+            if ((((PageHeader) page)->pd_lower - SHI_CONTENT_OFFSET) % SHI_ENTRY_SIZE != 0)
+                CORRUPT("index \"%s\" block %u: pd_lower is not a whole number of entries", name, blk);
+            if (los) {
+                los[blk] = op->lo;
+                is_leaf[blk] = true;
+            }
+        }
+        int n = shi_leaf_nentries(page);
+        if (r.n + n > cap) {
+            while (r.n + n > cap) cap *= 2;
+            r.items = (simhash::KeyTid *) repalloc_huge(r.items, cap * sizeof(simhash::KeyTid));
+        }
+        for (int i = 0; i < n; i++) {
+            const char *e = shi_entry_ptr(page, i);
+            uint64 key = shi_entry_key(e);
+            ItemPointerData tid;
+            shi_entry_tid(e, &tid);
+            if (verify && (key < op->lo || key > op->hi))
+                CORRUPT("index \"%s\" block %u: entry %d key %llx outside [%llx, %llx]", name, blk, i,
+                        (unsigned long long) key, (unsigned long long) op->lo, (unsigned long long) op->hi);
+            if (verify && !ItemPointerIsValid(&tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
+            r.items[r.n].key = key;
+            r.items[r.n].tid = pack_tid(&tid);
+            r.n++;
+        }
+        prev_hi = op->hi;
+        blk = op->right;
+        UnlockReleaseBuffer(buf);
+    }
+    return r;
+}
+
+struct HeapCheckState {
+    simhash::KeyTid *items; /* (fp, tid) sorted */
+    uint64 n;
+    const char *name;
+    int part;
+    int nparts; /* in element 0 */
+};
+
+void heap_check_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull, bool tupleIsAlive, void *state) {
+    HeapCheckState *parts = (HeapCheckState *) state;
+    if (isnull[0]) return;
+    simhash::KeyTid want = {DatumGetSimhash(values[0]), pack_tid(tid)};
+    for (int p = 0; p < parts[0].nparts; p++) {
+        HeapCheckState *hs = &parts[p];
+        uint64 lo = 0, hi = hs->n;
+        while (lo < hi) {
+            uint64 mid = (lo + hi) / 2;
+            const simhash::KeyTid &m = hs->items[mid];
+            if (m.key < want.key || (m.key == want.key && m.tid < want.tid)) lo = mid + 1;
+            else hi = mid;
+        }
+        if (lo >= hs->n || hs->items[lo].key != want.key || hs->items[lo].tid != want.tid)
+            CORRUPT("index \"%s\" partition %d lacks heap tuple (%u,%u) with fingerprint %016llx", hs->name, p,
+                    ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid), (unsigned long long) want.key);
+    }
+}
+
+Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap) {
+    Oid heapid = IndexGetRelation(indexoid, true);
+    if (!OidIsValid(heapid)) ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", get_rel_name(indexoid) ? get_rel_name(indexoid) : "?")));
+    *heap = table_open(heapid, mode);
+    Relation index = index_open(indexoid, mode);
+    if (index->rd_indam == NULL || index->rd_indam->ambuild != shi_build)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
+                        errmsg("\"%s\" is not a simhash index", RelationGetRelationName(index))));
+    if (index->rd_rel->relpersistence == RELPERSISTENCE_TEMP && !RELATION_IS_LOCAL(index))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED), errmsg("cannot access temporary indexes of other sessions")));
+    return index;
+}
+
+}  // namespace
+
+Datum simhash_index_check(PG_FUNCTION_ARGS) {
+    Oid indexoid = PG_GETARG_OID(0);
+    bool heapallindexed = PG_GETARG_BOOL(1);
+    Relation heap;
+    /* a hot standby cannot take ShareLock; replay is the only writer there */
+    LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
+    Relation index = open_simhash_index(indexoid, mode, &heap);
+    const char *name = RelationGetRelationName(index);
+    ShiState st = *shi_get_state(index);
+    BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+    uint64 *los = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * nblocks);
+    HeapCheckState parts[SHI_MAX_PARTS];
+    memset(parts, 0, sizeof(parts));
+    for (int p = 0; p < st.nparts; p++) {
+        bool *is_leaf = (bool *) MemoryContextAllocHuge(CurrentMemoryContext, nblocks);
+        memset(is_leaf, 0, nblocks);
+        ChainResult r = walk_chain(index, &st, p, true, los, is_leaf);
+        /* directory */
+        uint32 ndir = (SHI_DIR_SLOTS + st.dir_slots_per_page - 1) / st.dir_slots_per_page;
+        for (uint32 d = 0; d < ndir; d++) {
+            BlockNumber dblk = st.dir_start[p] + d;
+            Buffer buf = ReadBuffer(index, dblk);
+            LockBuffer(buf, BUFFER_LOCK_SHARE);
+            Page page = BufferGetPage(buf);
+            shi_check_page(index, page, dblk, SHI_DIR);
+            const BlockNumber *slots = (const BlockNumber *) PageGetContents(page);
+            for (uint32 s = 0; s < st.dir_slots_per_page; s++) {
+                uint64 slot = (uint64) d * st.dir_slots_per_page + s;
+                if (slot >= SHI_DIR_SLOTS) break;
+                BlockNumber b = slots[s];
+                uint64 sval = slot << (64 - SHI_DIR_BITS);
+                if (b >= nblocks || !is_leaf[b] || (b != st.first_leaf[p] && los[b] >= sval))
+                    CORRUPT("index \"%s\" partition %d: directory slot %llu names block %u, not a leaf below the slot",
+                            name, p, (unsigned long long) slot, b);
+            }
+            UnlockReleaseBuffer(buf);
+        }
+        pfree(is_leaf);
+        /* (fingerprint, tid) sorted, for the heap check */
+        for (uint64 i = 0; i < r.n; i++) r.items[i].key = simhash::rotr64(r.items[i].key, st.rot[p]);
+        simhash::sort_key_tids(r.items, r.n);
+        parts[p].items = r.items;
+        parts[p].n = r.n;
+    }
+    if (heapallindexed) {
+        IndexInfo *ii = BuildIndexInfo(index);
+        for (int p = 0; p < st.nparts; p++) {
+            parts[p].name = name;
+            parts[p].part = p;
+        }
+        parts[0].nparts = st.nparts;
+        table_index_build_scan(heap, index, ii, true, false, heap_check_callback, parts, NULL);
+    }
+    index_close(index, mode);
+    table_close(heap, mode);
+    PG_RETURN_VOID();
+}
+
+Datum simhash_index_stats(PG_FUNCTION_ARGS) {
+    Oid indexoid = PG_GETARG_OID(0);
+    InitMaterializedSRF(fcinfo, 0);
+    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
+    Relation heap;
+    Relation index = open_simhash_index(indexoid, AccessShareLock, &heap);
+    ShiState st = *shi_get_state(index);
+    for (int p = 0; p < st.nparts; p++) {
+        ChainResult r = walk_chain(index, &st, p, false, NULL, NULL);
+        int w = st.width[p];
+        for (uint64 i = 0; i < r.n; i++) r.items[i].key = w >= 64 ? r.items[i].key : r.items[i].key >> (64 - w);
+        simhash::sort_key_tids(r.items, r.n);
+        uint64 distinct = 0, largest = 0, run = 0;
+        for (uint64 i = 0; i < r.n; i++) {
+            if (i == 0 || r.items[i].key != r.items[i - 1].key) {
+                distinct++;
+                run = 0;
+            }
+            run++;
+            largest = Max(largest, run);
+        }
+        Datum values[7];
+        bool nulls[7] = {false, false, false, false, false, false, false};
+        values[0] = Int32GetDatum(p);
+        values[1] = Int32GetDatum(w);
+        values[2] = Int64GetDatum((int64) r.n);
+        values[3] = Int64GetDatum((int64) r.npages);
+        values[4] = Int64GetDatum((int64) distinct);
+        values[5] = Int64GetDatum((int64) largest);
+        values[6] = Float8GetDatum(distinct ? (double) r.n / distinct : 0.0);
+        tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
+        pfree(r.items);
+    }
+    index_close(index, AccessShareLock);
+    table_close(heap, AccessShareLock);
+    return (Datum) 0;
+}

@@ -1,0 +1,328 @@
+/*
+ * shx_handler.cpp: the access method's handler, reloptions, amvalidate,
+ * amproperty, the cost estimate, and the planner support function that makes
+ * simhash_within(fp, q, r) an index condition (fp %<= ROW(q, r)).
+ */
+#include "shx.h"
+
+#include "mih_probe.hpp"
+
+#include <cmath>
+
+extern "C" {
+#include "access/amvalidate.h"
+#include "access/htup_details.h"
+#include "catalog/pg_amop.h"
+#include "catalog/pg_opclass.h"
+#include "catalog/pg_type_d.h"
+#include "commands/vacuum.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
+#include "nodes/supportnodes.h"
+#include "optimizer/clauses.h"
+#include "optimizer/cost.h"
+#include "optimizer/optimizer.h"
+#include "utils/builtins.h"
+#include "utils/lsyscache.h"
+#include "utils/selfuncs.h"
+#include "utils/syscache.h"
+#include "utils/catcache.h"
+#include "utils/regproc.h"
+#include "commands/progress.h"
+}
+
+extern "C" {
+PG_FUNCTION_INFO_V1(simhash_index_handler);
+PG_FUNCTION_INFO_V1(simhash_within_radius);
+PG_FUNCTION_INFO_V1(simhash_within_support);
+}
+
+
+namespace {
+
+relopt_kind shi_relopt_kind;
+bool shi_relopts_ready = false;
+
+void shi_init_reloptions() {
+    if (shi_relopts_ready) return;
+    shi_relopt_kind = add_reloption_kind();
+    add_int_reloption(shi_relopt_kind, "blocks", "Number of block partitions of the 64 bits (1 to 16)",
+                      SHI_DEFAULT_PARTS, 1, SHI_MAX_PARTS, AccessExclusiveLock);
+    add_int_reloption(shi_relopt_kind, "fillfactor", "Percent of each leaf page CREATE INDEX fills", 90, 10, 100,
+                      ShareUpdateExclusiveLock);
+    shi_relopts_ready = true;
+}
+
+bytea *shi_options(Datum reloptions, bool validate) {
+    static const relopt_parse_elt tab[] = {
+        {"blocks", RELOPT_TYPE_INT, offsetof(ShiOptions, nparts)},
+        {"fillfactor", RELOPT_TYPE_INT, offsetof(ShiOptions, fillfactor)},
+    };
+    shi_init_reloptions();
+    return (bytea *) build_reloptions(reloptions, validate, shi_relopt_kind, sizeof(ShiOptions), tab, lengthof(tab));
+}
+
+bool shi_canreturn(Relation index, int attno) { return attno == 1; }
+
+bool shi_property(Oid index_oid, int attno, IndexAMProperty prop, const char *propname, bool *res, bool *isnull) {
+    if (prop == AMPROP_DISTANCE_ORDERABLE && attno == 1) {
+        *res = true;
+        *isnull = false;
+        return true;
+    }
+    return false;
+}
+
+char *shi_buildphasename(int64 phase) {
+    switch (phase) {
+        case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
+            return (char *) "initializing";
+        case 2:
+            return (char *) "sorting and loading partitions";
+        default:
+            return NULL;
+    }
+}
+
+/* Radius of an index clause, or -1 when it is not known at plan time. */
+int clause_radius(IndexOptInfo *index, RestrictInfo *rinfo) {
+    Expr *clause = rinfo->clause;
+    if (!IsA(clause, OpExpr)) return -1;
+    OpExpr *op = (OpExpr *) clause;
+    int strategy = get_op_opfamily_strategy(op->opno, index->opfamily[0]);
+    switch (strategy) {
+        case SHI_STRATEGY_EQUAL:
+            return 0;
+        case SHI_STRATEGY_SIMILAR:
+            return simhash_threshold;
+        case SHI_STRATEGY_WITHIN: {
+            Node *right = (Node *) lsecond(op->args);
+            if (IsA(right, RowExpr) && list_length(((RowExpr *) right)->args) == 2) {
+                Node *r = (Node *) lsecond(((RowExpr *) right)->args);
+                if (IsA(r, Const) && !((Const *) r)->constisnull) return Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)));
+            }
+            return -1;
+        }
+        default:
+            return -1;
+    }
+}
+
+}  // namespace
+
+/* Fraction of uniformly random fingerprints within radius r of a given one. */
+static double radius_selectivity(int r) {
+    double s = 0;
+    for (int i = 0; i <= r && i <= 64; i++) s += ldexp((double) simhash::binomial_saturated(64, i), -64);
+    return Min(1.0, s);
+}
+
+void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *indexStartupCost,
+                      Cost *indexTotalCost, Selectivity *indexSelectivity, double *indexCorrelation,
+                      double *indexPages) {
+    IndexOptInfo *index = path->indexinfo;
+    GenericCosts costs;
+    memset(&costs, 0, sizeof(costs));
+    genericcostestimate(root, path, loop_count, &costs);
+
+    int nparts = SHI_DEFAULT_PARTS;
+    Relation irel = index_open(index->indexoid, NoLock);
+    if (RelationGetNumberOfBlocks(irel) > 0) nparts = shi_get_state(irel)->nparts;
+    index_close(irel, NoLock);
+
+    int radius = 64;
+    bool any = false;
+    ListCell *lc;
+    foreach (lc, path->indexclauses) {
+        IndexClause *ic = lfirst_node(IndexClause, lc);
+        ListCell *lc2;
+        foreach (lc2, ic->indexquals) {
+            int r = clause_radius(index, lfirst_node(RestrictInfo, lc2));
+            if (r < 0) r = simhash_threshold;
+            radius = any ? Min(radius, r) : r;
+            any = true;
+        }
+    }
+    double tuples = Max(index->tuples, 1.0);
+    double dirpages = (double) nparts * ((SHI_DIR_SLOTS + SHI_DIR_SLOTS_PER_PAGE - 1) / SHI_DIR_SLOTS_PER_PAGE);
+    double leafpages = Max(1.0, ((double) index->pages - 1 - dirpages) / nparts);
+    double per_page = Max(1.0, tuples * nparts / Max(1.0, leafpages * nparts));
+    int width = 64 / nparts;
+    double probes;
+    double pages;
+    if (!any) {
+        /* KNN or a full index scan: assume KNN needs levels 0 and 1 */
+        probes = path->indexorderbys != NIL ? nparts * (double) simhash::probes_within(width, 1) : 1e30;
+    } else {
+        probes = nparts * (double) simhash::probes_within(width, radius / nparts);
+    }
+    double per_block = tuples / ldexp(1.0, width);
+    pages = probes * (1.0 + per_block / per_page);
+    if (pages > leafpages) pages = leafpages; /* one partition read whole */
+    double entries = pages * per_page;
+    double spc_random = random_page_cost;
+    /* repeated probes in a nested loop mostly hit cache */
+    double fetched = index_pages_fetched(pages * loop_count, (BlockNumber) index->pages, (double) index->pages, root) /
+                     Max(loop_count, 1.0);
+    *indexStartupCost = 0;
+    *indexTotalCost = (fetched + (pages < leafpages ? probes : 0) * 0.1) * spc_random +
+                      entries * cpu_operator_cost + costs.numIndexTuples * cpu_index_tuple_cost;
+    /* uniformly random fingerprints within the smallest radius, but at least one row */
+    *indexSelectivity = any ? Max(radius_selectivity(radius), 1.0 / tuples) : 1.0;
+    *indexCorrelation = 0;
+    *indexPages = pages;
+}
+
+bool shi_validate(Oid opclassoid) {
+    bool result = true;
+    HeapTuple classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
+    if (!HeapTupleIsValid(classtup)) elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
+    Form_pg_opclass classform = (Form_pg_opclass) GETSTRUCT(classtup);
+    Oid opfamilyoid = classform->opcfamily;
+    char *opclassname = pstrdup(NameStr(classform->opcname));
+    CatCList *oprlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(opfamilyoid));
+    for (int i = 0; i < oprlist->n_members; i++) {
+        Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
+        int s = oprform->amopstrategy;
+        bool ok;
+        if (s == SHI_STRATEGY_DISTANCE)
+            ok = oprform->amoppurpose == AMOP_ORDER && OidIsValid(oprform->amopsortfamily);
+        else
+            ok = s >= 1 && s <= 3 && oprform->amoppurpose == AMOP_SEARCH &&
+                 check_amop_signature(oprform->amopopr, BOOLOID, oprform->amoplefttype, oprform->amoprighttype);
+        if (!ok) {
+            ereport(INFO, (errcode(ERRCODE_INVALID_OBJECT_DEFINITION),
+                           errmsg("simhash operator class \"%s\" contains invalid operator %s for strategy %d",
+                                  opclassname, format_operator(oprform->amopopr), s)));
+            result = false;
+        }
+    }
+    ReleaseCatCacheList(oprlist);
+    ReleaseSysCache(classtup);
+    return result;
+}
+
+Datum simhash_index_handler(PG_FUNCTION_ARGS) {
+    shi_init_reloptions();
+    IndexAmRoutine *am = makeNode(IndexAmRoutine);
+    am->amstrategies = SHI_NSTRATEGIES;
+    am->amsupport = 1;
+    am->amoptsprocnum = 0;
+    am->amcanorder = false;
+    am->amcanorderbyop = true;
+    am->amcanbackward = false;
+    am->amcanunique = false;
+    am->amcanmulticol = false;
+    am->amoptionalkey = true;
+    am->amsearcharray = false;
+    am->amsearchnulls = false;
+    am->amstorage = false;
+    am->amclusterable = false;
+    am->ampredlocks = false;
+    am->amcanparallel = false;
+    am->amcaninclude = false;
+    am->amusemaintenanceworkmem = false;
+    am->amparallelvacuumoptions = VACUUM_OPTION_PARALLEL_BULKDEL;
+    am->amkeytype = InvalidOid;
+    am->ambuild = shi_build;
+    am->ambuildempty = shi_buildempty;
+    am->aminsert = shi_insert;
+    am->ambulkdelete = shi_bulkdelete;
+    am->amvacuumcleanup = shi_vacuumcleanup;
+    am->amcanreturn = shi_canreturn;
+    am->amcostestimate = shi_costestimate;
+    am->amoptions = shi_options;
+    am->amproperty = shi_property;
+    am->ambuildphasename = shi_buildphasename;
+    am->amvalidate = shi_validate;
+    am->amadjustmembers = NULL;
+    am->ambeginscan = shi_beginscan;
+    am->amrescan = shi_rescan;
+    am->amgettuple = shi_gettuple;
+    am->amgetbitmap = shi_getbitmap;
+    am->amendscan = shi_endscan;
+    am->ammarkpos = NULL;
+    am->amrestrpos = NULL;
+    am->amestimateparallelscan = NULL;
+    am->aminitparallelscan = NULL;
+    am->amparallelrescan = NULL;
+    PG_RETURN_POINTER(am);
+}
+
+void simhash_index_define_gucs(void) { shi_init_reloptions(); }
+
+int shi_reloption_parts(Relation index) {
+    ShiOptions *o = (ShiOptions *) index->rd_options;
+    return o ? o->nparts : SHI_DEFAULT_PARTS;
+}
+int shi_reloption_fillfactor(Relation index) {
+    ShiOptions *o = (ShiOptions *) index->rd_options;
+    return o ? o->fillfactor : 90;
+}
+
+/* fp %<= ROW(q, r)::simhash_radius: the index condition simhash_within becomes. */
+Datum simhash_within_radius(PG_FUNCTION_ARGS) {
+    uint64 fp = PG_GETARG_SIMHASH(0);
+    HeapTupleHeader th = PG_GETARG_HEAPTUPLEHEADER(1);
+    bool qnull, rnull;
+    Datum q = GetAttributeByNum(th, 1, &qnull);
+    Datum r = GetAttributeByNum(th, 2, &rnull);
+    if (qnull || rnull) PG_RETURN_NULL();
+    int32 radius = DatumGetInt32(r);
+    if (radius < 0 || radius > 64)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("simhash radius %d is out of range", radius),
+                        errhint("The radius must be between 0 and 64.")));
+    PG_RETURN_BOOL(__builtin_popcountll(fp ^ DatumGetSimhash(q)) <= radius);
+}
+
+/* Planner support for simhash_within(a, b, r): selectivity, and the index condition. */
+Datum simhash_within_support(PG_FUNCTION_ARGS) {
+    Node *rawreq = (Node *) PG_GETARG_POINTER(0);
+    if (IsA(rawreq, SupportRequestSelectivity)) {
+        SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
+        double sel = 0.001;
+        if (list_length(req->args) == 3) {
+            Node *r = estimate_expression_value(req->root, (Node *) lthird(req->args));
+            if (IsA(r, Const) && !((Const *) r)->constisnull)
+                sel = Max(radius_selectivity(Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)))), 1e-6);
+        }
+        req->selectivity = sel;
+        PG_RETURN_POINTER(req);
+    }
+    if (IsA(rawreq, SupportRequestIndexCondition)) {
+        SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
+        if (!is_funcclause(req->node)) PG_RETURN_POINTER(NULL);
+        List *args = ((FuncExpr *) req->node)->args;
+        if (list_length(args) != 3 || req->indexarg > 1) PG_RETURN_POINTER(NULL);
+        Node *indexexpr = (Node *) list_nth(args, req->indexarg);
+        Node *other = (Node *) list_nth(args, 1 - req->indexarg);
+        Node *radius = (Node *) list_nth(args, 2);
+        Oid opno = InvalidOid, righttype = InvalidOid;
+        CatCList *catlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(req->opfamily));
+        for (int i = 0; i < catlist->n_members; i++) {
+            Form_pg_amop amop = (Form_pg_amop) GETSTRUCT(&catlist->members[i]->tuple);
+            if (amop->amopstrategy == SHI_STRATEGY_WITHIN && amop->amoppurpose == AMOP_SEARCH) {
+                opno = amop->amopopr;
+                righttype = amop->amoprighttype;
+            }
+        }
+        ReleaseCatCacheList(catlist);
+        if (!OidIsValid(opno)) PG_RETURN_POINTER(NULL);
+        Index relid = req->index->rel->relid;
+        if (contain_volatile_functions(other) || contain_volatile_functions(radius) ||
+            bms_is_member(relid, pull_varnos(req->root, other)) || bms_is_member(relid, pull_varnos(req->root, radius)))
+            PG_RETURN_POINTER(NULL);
+        RowExpr *row = makeNode(RowExpr);
+        row->args = list_make2(copyObjectImpl(other), copyObjectImpl(radius));
+        row->row_typeid = righttype;
+        row->row_format = COERCE_IMPLICIT_CAST;
+        row->colnames = NIL;
+        row->location = -1;
+        Expr *cond = make_opclause(opno, BOOLOID, false, (Expr *) copyObjectImpl(indexexpr), (Expr *) row, InvalidOid,
+                                   InvalidOid);
+        req->lossy = false;
+        PG_RETURN_POINTER(list_make1(cond));
+    }
+    PG_RETURN_POINTER(NULL);
+}

@@ -1,0 +1,139 @@
+/*
+ * shx_insert.cpp: aminsert.  Each non-NULL fingerprint is appended to
+ * the leaf of every partition whose key range covers its key; a full leaf is
+ * split in two (one generic WAL record for both pages), then the directory
+ * slots that now belong to the right half are pointed at it (one record per
+ * directory page; a crash in between leaves only stale, still-correct hints).
+ */
+#include "shx.h"
+
+#include "mih_probe.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+}
+
+namespace {
+
+void update_directory(Relation index, const ShiState *st, int part, BlockNumber oldblk, BlockNumber newblk,
+                      uint64 sep, uint64 oldhi) {
+    uint64 first = (sep >> (64 - SHI_DIR_BITS)) + 1;
+    uint64 last = oldhi >> (64 - SHI_DIR_BITS);
+    uint64 slot = first;
+    while (slot <= last && slot < SHI_DIR_SLOTS) {
+        uint32 d = (uint32) (slot / st->dir_slots_per_page);
+        uint64 page_end = Min((uint64) (d + 1) * st->dir_slots_per_page - 1, last);
+        BlockNumber dblk = st->dir_start[part] + d;
+        Buffer buf = ReadBuffer(index, dblk);
+        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+        shi_check_page(index, BufferGetPage(buf), dblk, SHI_DIR);
+        BlockNumber *slots = (BlockNumber *) PageGetContents(BufferGetPage(buf));
+        bool any = false;
+        for (uint64 s = slot; s <= page_end; s++)
+            if (slots[s % st->dir_slots_per_page] == oldblk) any = true;
+        if (any) {
+            GenericXLogState *x = GenericXLogStart(index);
+            Page page = GenericXLogRegisterBuffer(x, buf, 0);
+            slots = (BlockNumber *) PageGetContents(page);
+            for (uint64 s = slot; s <= page_end; s++)
+                if (slots[s % st->dir_slots_per_page] == oldblk) slots[s % st->dir_slots_per_page] = newblk;
+            GenericXLogFinish(x);
+        }
+        UnlockReleaseBuffer(buf);
+        slot = page_end + 1;
+    }
+}
+
+inline uint64 pack_tid(ItemPointer tid) {
+    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
+}
+
+/* Splits the full, exclusively locked leaf buf while adding (key, tid); releases buf. */
+void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, uint64 key, ItemPointer tid) {
+    Buffer nbuf = shi_new_buffer(index);
+    BlockNumber oldblk = BufferGetBlockNumber(buf);
+    BlockNumber newblk = BufferGetBlockNumber(nbuf);
+    Page opage = BufferGetPage(buf);
+    int n = shi_leaf_nentries(opage);
+    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (n + 1));
+    for (int i = 0; i < n; i++) {
+        ItemPointerData t;
+        const char *e = shi_entry_ptr(opage, i);
+        shi_entry_tid(e, &t);
+        arr[i].key = shi_entry_key(e);
+        arr[i].tid = pack_tid(&t);
+    }
+    arr[n].key = key;
+    arr[n].tid = pack_tid(tid);
+    n++;
+    simhash::sort_key_tids(arr, (uint64) n);
+    int mid = n / 2;
+    uint64 sep = arr[mid].key;
+    ShiPageOpaque old = *ShiPageGetOpaque(opage);
+
+    GenericXLogState *x = GenericXLogStart(index);
+    Page left = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
+    Page right = GenericXLogRegisterBuffer(x, nbuf, GENERIC_XLOG_FULL_IMAGE);
+    shi_init_page(right, SHI_LEAF, (uint16) part);
+    ShiPageGetOpaque(right)->lo = sep;
+    ShiPageGetOpaque(right)->hi = old.hi;
+    ShiPageGetOpaque(right)->right = old.right;
+    shi_init_page(left, old.flags, (uint16) part);
+    ShiPageGetOpaque(left)->lo = old.lo;
+    ShiPageGetOpaque(left)->hi = sep;
+    ShiPageGetOpaque(left)->right = newblk;
+    for (int i = 0; i < n; i++) {
+        Page pg = i < mid ? left : right;
+        int j = i < mid ? i : i - mid;
+        ItemPointerData t;
+        ItemPointerSet(&t, (BlockNumber) (arr[i].tid >> 16), (OffsetNumber) (arr[i].tid & 0xffff));
+        shi_entry_set(shi_entry_ptr(pg, j), arr[i].key, &t);
+    }
+    ((PageHeader) left)->pd_lower = SHI_CONTENT_OFFSET + mid * SHI_ENTRY_SIZE;
+    ((PageHeader) right)->pd_lower = SHI_CONTENT_OFFSET + (n - mid) * SHI_ENTRY_SIZE;
+    GenericXLogFinish(x);
+    UnlockReleaseBuffer(nbuf);
+    UnlockReleaseBuffer(buf);
+    pfree(arr);
+    update_directory(index, st, part, oldblk, newblk, sep, old.hi);
+}
+
+void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
+    Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
+    for (;;) {
+        Page page = BufferGetPage(buf);
+        ShiPageOpaque *op = ShiPageGetOpaque(page);
+        PageHeader ph = (PageHeader) page;
+        if (ph->pd_lower + SHI_ENTRY_SIZE <= ph->pd_upper) {
+            GenericXLogState *x = GenericXLogStart(index);
+            Page p = GenericXLogRegisterBuffer(x, buf, 0);
+            shi_entry_set(shi_entry_ptr(p, shi_leaf_nentries(p)), key, tid);
+            ((PageHeader) p)->pd_lower += SHI_ENTRY_SIZE;
+            GenericXLogFinish(x);
+            UnlockReleaseBuffer(buf);
+            return;
+        }
+        /* a run of equal keys may continue on the right sibling: try it before splitting */
+        if (op->hi == key && op->right != InvalidBlockNumber) {
+            BlockNumber next = op->right;
+            LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+            buf = ReleaseAndReadBuffer(buf, index, next);
+            LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+            shi_check_page(index, BufferGetPage(buf), next, SHI_LEAF);
+            continue;
+        }
+        split_leaf(index, st, part, buf, key, tid);
+        return;
+    }
+}
+
+}  // namespace
+
+bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid, Relation heapRel,
+                IndexUniqueCheck checkUnique, bool indexUnchanged, IndexInfo *indexInfo) {
+    if (isnull[0]) return false;
+    const ShiState *st = shi_get_state(index);
+    uint64 fp = DatumGetSimhash(values[0]);
+    for (int p = 0; p < st->nparts; p++) insert_entry(index, st, p, simhash::rotl64(fp, st->rot[p]), ht_ctid);
+    return false;
+}

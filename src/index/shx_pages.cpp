@@ -1,0 +1,119 @@
+/*
+ * shx_pages.cpp: page initialisation, the cached metapage state, the
+ * directory and the Lehman-Yao leaf search shared by insert, scan and vacuum.
+ */
+#include "shx.h"
+
+#include "blocks.hpp"
+#include "mih_probe.hpp"
+
+extern "C" {
+#include "miscadmin.h"
+#include "storage/lmgr.h"
+#include "utils/memutils.h"
+}
+
+void shi_init_page(Page page, uint16 flags, uint16 part) {
+    PageInit(page, BLCKSZ, sizeof(ShiPageOpaque));
+    ShiPageOpaque *op = ShiPageGetOpaque(page);
+    op->lo = 0;
+    op->hi = PG_UINT64_MAX;
+    op->right = InvalidBlockNumber;
+    op->flags = flags;
+    op->part = part;
+    op->unused = 0;
+    op->page_id = SHI_PAGE_ID;
+}
+
+void shi_fill_state(ShiState *st, const ShiMetaPageData *meta) {
+    simhash::BlockLayout layout;
+    if (!simhash::make_block_layout(meta->nparts, &layout))
+        elog(ERROR, "simhash index: invalid number of blocks %d", (int) meta->nparts);
+    st->nparts = meta->nparts;
+    st->dir_slots_per_page = meta->dir_slots_per_page;
+    for (int p = 0; p < st->nparts; p++) {
+        st->width[p] = layout.width[p];
+        st->rot[p] = simhash::partition_rotation(layout, p);
+        st->dir_start[p] = meta->dir_start[p];
+        st->first_leaf[p] = meta->first_leaf[p];
+    }
+}
+
+/* Raises an error unless the page is an initialised simhash page of a kind in expect_flags. */
+void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags) {
+    if (PageIsNew(page) || PageGetSpecialSize(page) != MAXALIGN(sizeof(ShiPageOpaque)) ||
+        ShiPageGetOpaque(page)->page_id != SHI_PAGE_ID ||
+        (ShiPageGetOpaque(page)->flags & expect_flags) == 0)
+        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                        errmsg("index \"%s\" contains unexpected page %u",
+                               RelationGetRelationName(index), blkno)));
+    if ((expect_flags & SHI_LEAF) && ((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper)
+        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                        errmsg("index \"%s\" page %u has a bad pd_lower",
+                               RelationGetRelationName(index), blkno)));
+}
+
+const ShiState *shi_get_state(Relation index) {
+    if (index->rd_amcache == NULL) {
+        Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
+        LockBuffer(buf, BUFFER_LOCK_SHARE);
+        Page page = BufferGetPage(buf);
+        shi_check_page(index, page, SHI_METAPAGE_BLKNO, SHI_META);
+        ShiMetaPageData *meta = (ShiMetaPageData *) PageGetContents(page);
+        if (meta->magic != SHI_MAGIC || meta->version != SHI_VERSION)
+            ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                            errmsg("index \"%s\" has a bad metapage (magic %x, version %u)",
+                                   RelationGetRelationName(index), meta->magic, meta->version)));
+        ShiMetaPageData copy = *meta;
+        UnlockReleaseBuffer(buf);
+        ShiState *st = (ShiState *) MemoryContextAllocZero(index->rd_indexcxt, sizeof(ShiState));
+        shi_fill_state(st, &copy);
+        index->rd_amcache = st;
+    }
+    return (const ShiState *) index->rd_amcache;
+}
+
+/* A new page at the end of the relation, pinned and exclusively locked. */
+Buffer shi_new_buffer(Relation index) {
+    bool needLock = !RELATION_IS_LOCAL(index);
+    if (needLock) LockRelationForExtension(index, ExclusiveLock);
+    Buffer buf = ReadBuffer(index, P_NEW);
+    LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    if (needLock) UnlockRelationForExtension(index, ExclusiveLock);
+    return buf;
+}
+
+/* The directory's hint for key in partition part: a leaf with lo < slot value (or the leftmost). */
+BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key) {
+    uint32 slot = (uint32) (key >> (64 - SHI_DIR_BITS));
+    BlockNumber dblk = st->dir_start[part] + slot / st->dir_slots_per_page;
+    Buffer buf = ReadBuffer(index, dblk);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    Page page = BufferGetPage(buf);
+    shi_check_page(index, page, dblk, SHI_DIR);
+    BlockNumber leaf = ((BlockNumber *) PageGetContents(page))[slot % st->dir_slots_per_page];
+    UnlockReleaseBuffer(buf);
+    if (leaf == InvalidBlockNumber || leaf == 0) leaf = st->first_leaf[part];
+    return leaf;
+}
+
+/*
+ * The first leaf of the partition whose hi >= key, pinned and locked in
+ * lockmode: starts at the directory hint and moves right (Lehman-Yao).
+ */
+Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode) {
+    BlockNumber blk = shi_dir_lookup(index, st, part, key);
+    Buffer buf = ReadBuffer(index, blk);
+    LockBuffer(buf, lockmode);
+    for (;;) {
+        Page page = BufferGetPage(buf);
+        shi_check_page(index, page, blk, SHI_LEAF);
+        ShiPageOpaque *op = ShiPageGetOpaque(page);
+        if (op->hi >= key || op->right == InvalidBlockNumber) return buf;
+        blk = op->right;
+        LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+        buf = ReleaseAndReadBuffer(buf, index, blk);
+        LockBuffer(buf, lockmode);
+        CHECK_FOR_INTERRUPTS();
+    }
+}

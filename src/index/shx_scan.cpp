@@ -1,0 +1,436 @@
+/*
+ * shx_scan.cpp: amgettuple / amgetbitmap for radius conditions (=, %,
+ * %<= (q, r)) and exact KNN (ORDER BY fp <-> q).  See shindex.h for the
+ * algorithm.  All matches are collected into backend memory at the first
+ * call (radius search) or level by level (KNN), verified exactly in the
+ * index (the key holds the whole fingerprint), and de-duplicated by tid.
+ */
+#include "shx.h"
+
+#include "hamming.hpp"
+#include "mih_probe.hpp"
+
+extern "C" {
+#include "access/itup.h"
+#include "access/relscan.h"
+#include "executor/executor.h"
+#include "lib/qunique.h"
+#include "miscadmin.h"
+#include "nodes/tidbitmap.h"
+#include "utils/hsearch.h"
+#include "utils/memutils.h"
+#include "utils/snapmgr.h"
+}
+
+namespace {
+
+struct ShiScanOpaque {
+    ShiState st;
+    MemoryContext cxt;       /* reset at rescan */
+    bool started;
+    bool nomatch;            /* a NULL key argument: nothing matches */
+    int nkeys;
+    uint64 *kq;              /* per key: query */
+    int *kr;                 /* per key: radius */
+    bool has_order;
+    bool order_null;
+    uint64 order_q;
+    /* results */
+    ShiHit *hits;
+    int64 nhits;
+    int64 maxhits;
+    int64 next;
+    /* KNN */
+    bool knn;
+    int bound;               /* every row within bound has been found */
+    int level;               /* next per-block level to probe */
+    HTAB *seen;              /* tids found so far (probe levels only) */
+    bool full;               /* KNN switched to reading partition 0 whole */
+    int full_lo;             /* KNN full read: collect distances in (full_lo, bound] */
+    int cur_d;               /* KNN: distance being returned */
+    ShiHit *bucket[65];      /* KNN: pending rows by distance */
+    int64 bn[65], bcap[65], bpos[65];
+    IndexTuple last_itup;
+};
+
+int cmp_hit_tid(const void *a, const void *b) {
+    return ItemPointerCompare((ItemPointer) & ((const ShiHit *) a)->tid, (ItemPointer) & ((const ShiHit *) b)->tid);
+}
+int cmp_hit_dist(const void *a, const void *b) {
+    const ShiHit *x = (const ShiHit *) a, *y = (const ShiHit *) b;
+    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+int cmp_u64(const void *a, const void *b) {
+    uint64 x = *(const uint64 *) a, y = *(const uint64 *) b;
+    return x < y ? -1 : (x > y ? 1 : 0);
+}
+
+void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
+    if (so->nhits == so->maxhits) {
+        so->maxhits = so->maxhits ? so->maxhits * 2 : 256;
+        MemoryContext old = MemoryContextSwitchTo(so->cxt);
+        so->hits = so->hits ? (ShiHit *) repalloc_huge(so->hits, sizeof(ShiHit) * so->maxhits)
+                            : (ShiHit *) palloc(sizeof(ShiHit) * so->maxhits);
+        MemoryContextSwitchTo(old);
+    }
+    ShiHit *h = &so->hits[so->nhits++];
+    h->tid = *tid;
+    h->fp = fp;
+    h->dist = (int16) dist;
+}
+
+/* Does fp satisfy every scan key?  Sets *dist to the distance used for ordering. */
+inline bool matches(const ShiScanOpaque *so, uint64 fp, int *dist) {
+    for (int i = 0; i < so->nkeys; i++)
+        if (simhash::hamming_distance(fp, so->kq[i]) > so->kr[i]) return false;
+    if (so->has_order && !so->order_null) *dist = simhash::hamming_distance(fp, so->order_q);
+    else if (so->nkeys > 0) *dist = simhash::hamming_distance(fp, so->kq[0]);
+    else *dist = 0;
+    return true;
+}
+
+void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
+    if (so->bn[dist] == so->bcap[dist]) {
+        so->bcap[dist] = so->bcap[dist] ? so->bcap[dist] * 2 : 64;
+        MemoryContext old = MemoryContextSwitchTo(so->cxt);
+        so->bucket[dist] = so->bucket[dist] ? (ShiHit *) repalloc_huge(so->bucket[dist], sizeof(ShiHit) * so->bcap[dist])
+                                            : (ShiHit *) palloc(sizeof(ShiHit) * so->bcap[dist]);
+        MemoryContextSwitchTo(old);
+    }
+    ShiHit *h = &so->bucket[dist][so->bn[dist]++];
+    h->tid = *tid;
+    h->fp = fp;
+    h->dist = (int16) dist;
+}
+
+/* Checks every entry of a leaf page, adding matches (and, for KNN, only unseen tids). */
+void scan_page(ShiScanOpaque *so, Page page, int rot) {
+    int n = shi_leaf_nentries(page);
+    for (int i = 0; i < n; i++) {
+        const char *e = shi_entry_ptr(page, i);
+        uint64 fp = simhash::rotr64(shi_entry_key(e), rot);
+        int dist;
+        if (!matches(so, fp, &dist)) continue;
+        ItemPointerData tid;
+        shi_entry_tid(e, &tid);
+        if (so->knn) {
+            if (so->full) {
+                /*
+                 * Partition 0 holds each row once.  A read collects the distances
+                 * in a window (full_lo, bound]; the first read also takes the rows at
+                 * the current distance not found by the probes.
+                 */
+                if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) continue;
+                if (dist <= so->full_lo && hash_search(so->seen, &tid, HASH_FIND, NULL) != NULL) continue;
+            } else {
+                bool found;
+                hash_search(so->seen, &tid, HASH_ENTER, &found);
+                if (found) continue;
+            }
+            knn_add(so, &tid, fp, dist);
+            continue;
+        }
+        add_hit(so, &tid, fp, dist);
+    }
+}
+
+/*
+ * Scans, in partition part, every leaf page that may hold a key in one of the
+ * sorted, disjoint ranges [lo[i], hi[i]], each page at most once.
+ */
+void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, const uint64 *hi, int64 nranges) {
+    bool have = false;
+    uint64 cur_hi = 0;
+    BlockNumber cur_right = InvalidBlockNumber;
+    for (int64 r = 0; r < nranges; r++) {
+        uint64 a = lo[r], b = hi[r];
+        BlockNumber blk;
+        if (have && cur_hi >= a) {
+            /* the last scanned page is the first one with hi >= a: it was scanned already */
+            if (cur_hi > b || cur_right == InvalidBlockNumber) continue;
+            blk = cur_right;
+        } else {
+            blk = shi_dir_lookup(index, &so->st, part, a);
+        }
+        for (;;) {
+            Buffer buf = ReadBuffer(index, blk);
+            LockBuffer(buf, BUFFER_LOCK_SHARE);
+            Page page = BufferGetPage(buf);
+            shi_check_page(index, page, blk, SHI_LEAF);
+            ShiPageOpaque *op = ShiPageGetOpaque(page);
+            BlockNumber right = op->right;
+            uint64 phi = op->hi;
+            if (phi < a && right != InvalidBlockNumber) {
+                UnlockReleaseBuffer(buf);
+                blk = right;
+                continue;
+            }
+            scan_page(so, page, so->st.rot[part]);
+            UnlockReleaseBuffer(buf);
+            have = true;
+            cur_hi = phi;
+            cur_right = right;
+            CHECK_FOR_INTERRUPTS();
+            if (phi > b || right == InvalidBlockNumber) break;
+            blk = right;
+        }
+    }
+}
+
+double leaf_pages_per_part(Relation index, const ShiState *st) {
+    BlockNumber n = RelationGetNumberOfBlocks(index);
+    double dir = (double) st->nparts * ((SHI_DIR_SLOTS + st->dir_slots_per_page - 1) / st->dir_slots_per_page);
+    return Max(1.0, ((double) n - 1 - dir) / st->nparts);
+}
+
+/* Probes, in every partition, the block values at distance dmin..dmax from q's block. */
+void probe_levels(Relation index, ShiScanOpaque *so, uint64 q, int dmin, int dmax) {
+    for (int p = 0; p < so->st.nparts; p++) {
+        int w = so->st.width[p];
+        uint64 total = 0;
+        for (int d = dmin; d <= dmax && d <= w; d++) total += simhash::binomial_saturated(w, d);
+        if (total == 0) continue;
+        uint64 *vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * total);
+        uint64 n = 0;
+        uint64 qkey = simhash::rotl64(q, so->st.rot[p]);
+        uint64 qblock = w >= 64 ? qkey : qkey >> (64 - w);
+        for (int d = dmin; d <= dmax && d <= w; d++) n += simhash::values_at_distance(qblock, w, d, vals + n, total - n);
+        qsort(vals, n, sizeof(uint64), cmp_u64);
+        uint64 *lo = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+        uint64 *hi = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+        for (uint64 i = 0; i < n; i++) simhash::block_key_range(vals[i], w, &lo[i], &hi[i]);
+        walk_ranges(index, so, p, lo, hi, (int64) n);
+        pfree(vals);
+        pfree(lo);
+        pfree(hi);
+    }
+}
+
+void full_scan(Relation index, ShiScanOpaque *so) {
+    uint64 lo = 0, hi = PG_UINT64_MAX;
+    walk_ranges(index, so, 0, &lo, &hi, 1);
+}
+
+/* Collects every row matching the scan keys (radius search). */
+void radius_search(Relation index, ShiScanOpaque *so) {
+    if (so->nkeys == 0) {
+        full_scan(index, so);
+    } else {
+        int best = 0;
+        for (int i = 1; i < so->nkeys; i++)
+            if (so->kr[i] < so->kr[best]) best = i;
+        int t = so->kr[best] / so->st.nparts;
+        double cost = 0;
+        for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
+        if (cost > leaf_pages_per_part(index, &so->st)) full_scan(index, so);
+        else probe_levels(index, so, so->kq[best], 0, t);
+    }
+    if (so->nhits > 1) {
+        qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_tid);
+        int64 j = 0;
+        for (int64 i = 0; i < so->nhits; i++)
+            if (j == 0 || !ItemPointerEquals(&so->hits[j - 1].tid, &so->hits[i].tid)) so->hits[j++] = so->hits[i];
+        so->nhits = j;
+    }
+}
+
+/* KNN: probes the next level, or reads partition 0 whole when that is cheaper. */
+void knn_expand(Relation index, ShiScanOpaque *so) {
+    int t = so->level;
+    double cost = 0;
+    for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
+    if (so->full || cost > leaf_pages_per_part(index, &so->st) || cost == 0) {
+        /*
+         * Read partition 0 whole, keeping only a window of distances so memory
+         * stays proportional to what is returned; a further window needs a
+         * further read, but k nearest rows rarely need more than one.
+         */
+        if (!so->full) {
+            for (int d = so->cur_d + 1; d <= 64; d++) so->bn[d] = so->bpos[d] = 0;
+            so->full_lo = Max(so->bound, so->cur_d);
+            so->bound = Min(64, so->full_lo + 8);
+            so->full = true;
+        } else {
+            so->full_lo = so->bound;
+            so->bound = Min(64, so->bound + 16);
+        }
+        full_scan(index, so);
+    } else {
+        probe_levels(index, so, so->order_q, t, t);
+        so->bound = simhash::complete_radius_after_level(so->st.nparts, t);
+    }
+    so->level = t + 1;
+}
+
+void start_scan(IndexScanDesc scan) {
+    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    so->started = true;
+    if (so->nomatch) return;
+    MemoryContext old = MemoryContextSwitchTo(so->cxt);
+    if (so->has_order && so->nkeys == 0 && !so->order_null) {
+        so->knn = true;
+        HASHCTL ctl;
+        memset(&ctl, 0, sizeof(ctl));
+        ctl.keysize = sizeof(ItemPointerData);
+        ctl.entrysize = sizeof(ItemPointerData);
+        ctl.hcxt = so->cxt;
+        so->seen = hash_create("simhash knn seen", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
+        so->bound = -1;
+        so->level = 0;
+        so->cur_d = 0;
+        so->full = false;
+    } else {
+        radius_search(scan->indexRelation, so);
+        if (so->has_order && so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist);
+    }
+    MemoryContextSwitchTo(old);
+}
+
+}  // namespace
+
+IndexScanDesc shi_beginscan(Relation r, int nkeys, int norderbys) {
+    IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
+    ShiScanOpaque *so = (ShiScanOpaque *) palloc0(sizeof(ShiScanOpaque));
+    so->st = *shi_get_state(r);
+    so->cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan", ALLOCSET_DEFAULT_SIZES);
+    scan->opaque = so;
+    if (norderbys > 0) {
+        scan->xs_orderbyvals = (Datum *) palloc0(sizeof(Datum) * norderbys);
+        scan->xs_orderbynulls = (bool *) palloc(sizeof(bool) * norderbys);
+        memset(scan->xs_orderbynulls, true, sizeof(bool) * norderbys);
+    }
+    return scan;
+}
+
+void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orderbys, int norderbys) {
+    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    if (scankey && scan->numberOfKeys > 0) memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
+    if (orderbys && scan->numberOfOrderBys > 0)
+        memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
+    MemoryContextReset(so->cxt);
+    so->hits = NULL;
+    so->nhits = so->maxhits = so->next = 0;
+    so->seen = NULL;
+    so->knn = false;
+    so->full = false;
+    memset(so->bucket, 0, sizeof(so->bucket));
+    memset(so->bn, 0, sizeof(so->bn));
+    memset(so->bcap, 0, sizeof(so->bcap));
+    memset(so->bpos, 0, sizeof(so->bpos));
+    so->started = false;
+    so->nomatch = false;
+    so->last_itup = NULL;
+    so->nkeys = scan->numberOfKeys;
+    so->kq = (uint64 *) MemoryContextAlloc(so->cxt, sizeof(uint64) * Max(1, so->nkeys));
+    so->kr = (int *) MemoryContextAlloc(so->cxt, sizeof(int) * Max(1, so->nkeys));
+    for (int i = 0; i < so->nkeys; i++) {
+        ScanKey sk = &scan->keyData[i];
+        if (sk->sk_flags & SK_ISNULL) {
+            so->nomatch = true;
+            continue;
+        }
+        switch (sk->sk_strategy) {
+            case SHI_STRATEGY_EQUAL:
+                so->kq[i] = DatumGetSimhash(sk->sk_argument);
+                so->kr[i] = 0;
+                break;
+            case SHI_STRATEGY_SIMILAR:
+                so->kq[i] = DatumGetSimhash(sk->sk_argument);
+                so->kr[i] = simhash_threshold;
+                break;
+            case SHI_STRATEGY_WITHIN: {
+                HeapTupleHeader th = DatumGetHeapTupleHeader(sk->sk_argument);
+                bool qnull, rnull;
+                Datum q = GetAttributeByNum(th, 1, &qnull);
+                Datum r = GetAttributeByNum(th, 2, &rnull);
+                if (qnull || rnull) {
+                    so->nomatch = true;
+                    break;
+                }
+                int32 radius = DatumGetInt32(r);
+                if (radius < 0 || radius > 64)
+                    ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                                    errmsg("simhash radius %d is out of range", radius),
+                                    errhint("The radius must be between 0 and 64.")));
+                so->kq[i] = DatumGetSimhash(q);
+                so->kr[i] = radius;
+                break;
+            }
+            default:
+                elog(ERROR, "simhash index: unexpected strategy %d", sk->sk_strategy);
+        }
+    }
+    so->has_order = scan->numberOfOrderBys > 0;
+    so->order_null = false;
+    if (so->has_order) {
+        ScanKey ob = &scan->orderByData[0];
+        if (ob->sk_flags & SK_ISNULL) so->order_null = true;
+        else so->order_q = DatumGetSimhash(ob->sk_argument);
+    }
+}
+
+bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
+    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    if (scan->xs_snapshot == NULL || !IsMVCCSnapshot(scan->xs_snapshot))
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("simhash index scans require an MVCC snapshot")));
+    if (!so->started) start_scan(scan);
+    ShiHit *h = NULL;
+    if (so->knn) {
+        for (;;) {
+            while (so->cur_d <= so->bound && so->cur_d <= 64) {
+                if (so->bpos[so->cur_d] < so->bn[so->cur_d]) {
+                    h = &so->bucket[so->cur_d][so->bpos[so->cur_d]++];
+                    break;
+                }
+                so->cur_d++;
+            }
+            if (h != NULL || so->cur_d > 64 || so->bound >= 64) break;
+            MemoryContext old = MemoryContextSwitchTo(so->cxt);
+            knn_expand(scan->indexRelation, so);
+            MemoryContextSwitchTo(old);
+        }
+        if (h == NULL) return false;
+    } else {
+        if (so->next >= so->nhits) return false;
+        h = &so->hits[so->next++];
+    }
+    scan->xs_heaptid = h->tid;
+    scan->xs_recheck = false;
+    if (scan->numberOfOrderBys > 0) {
+        scan->xs_orderbyvals[0] = Int32GetDatum(h->dist);
+        scan->xs_orderbynulls[0] = so->order_null;
+        scan->xs_recheckorderby = false;
+    }
+    if (scan->xs_want_itup) {
+        Datum v = SimhashGetDatum(h->fp);
+        bool isnull = false;
+        if (so->last_itup) pfree(so->last_itup);
+        MemoryContext old = MemoryContextSwitchTo(so->cxt);
+        so->last_itup = index_form_tuple(RelationGetDescr(scan->indexRelation), &v, &isnull);
+        MemoryContextSwitchTo(old);
+        scan->xs_itup = so->last_itup;
+        scan->xs_itupdesc = RelationGetDescr(scan->indexRelation);
+    }
+    return true;
+}
+
+int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
+    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    if (!so->started) {
+        so->has_order = false;
+        start_scan(scan);
+    }
+    for (int64 i = 0; i < so->nhits; i++) tbm_add_tuples(tbm, &so->hits[i].tid, 1, false);
+    int64 n = so->nhits;
+    so->next = so->nhits;
+    return n;
+}
+
+void shi_endscan(IndexScanDesc scan) {
+    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    MemoryContextDelete(so->cxt);
+    pfree(so);
+    scan->opaque = NULL;
+}

@@ -1,0 +1,195 @@
+#!/usr/bin/env bash
+# Benchmark of the simhash index (not a timed test).  In one run, on a private
+# PostgreSQL instance, for N fingerprints (uniform random plus planted clusters
+# of near-duplicates), and for a skewed set made from real text, it prints:
+#   p50/p95 client latency of radius-3 search (pgbench, prepared statements)
+#   p50/p95 of exact KNN top-10
+#   build time, index size, single-row insert throughput
+# for: a sequential scan; four btree expression indexes on the 16-bit blocks
+# (OR-ed, then a distance filter: the hand-built pigeonhole); the simhash index.
+#
+# Usage: test/bench/index_bench.sh [N ...]      (default: 1000000)
+#   BENCH_QUERIES (default 2000) queries per latency figure,
+#   BENCH_SEQ_QUERIES (default 20), BENCH_INSERT_SECONDS (default 10),
+#   BENCH_SKEW_ROWS (default 200000; 0 skips the real-text set),
+#   BENCH_MWM maintenance_work_mem for every build (default 1GB).
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+source scripts/pg-env.sh
+
+SIZES=("$@")
+[ ${#SIZES[@]} -eq 0 ] && SIZES=(1000000)
+NQ=${BENCH_QUERIES:-2000}
+NSEQ=${BENCH_SEQ_QUERIES:-20}
+INS_SECS=${BENCH_INSERT_SECONDS:-10}
+SKEW=${BENCH_SKEW_ROWS:-200000}
+MWM=${BENCH_MWM:-1GB}
+
+TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX)
+owned_dir "$TMP"
+cleanup() { as_cluster_owner pg_ctl -D "$TMP/data" -m fast stop >/dev/null 2>&1; rm -rf "$TMP"; }
+trap cleanup EXIT
+as_cluster_owner initdb -D "$TMP/data" --no-locale -E UTF8 >/dev/null || exit 1
+cat >>"$TMP/data/postgresql.conf" <<CONF
+listen_addresses = ''
+unix_socket_directories = '$TMP'
+shared_buffers = 2GB
+maintenance_work_mem = $MWM
+max_parallel_maintenance_workers = 0
+max_wal_size = 8GB
+autovacuum = off
+jit = off
+CONF
+as_cluster_owner pg_ctl -D "$TMP/data" -l "$TMP/log" -w start >/dev/null || { cat "$TMP/log"; exit 1; }
+psql_q() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$TMP" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
+now() { date +%s.%N; }
+secs() { echo "$1 $2" | awk '{printf "%.1f", $2 - $1}'; }
+mib() { psql_q -c "SELECT round(pg_relation_size('$1'::regclass) / 1048576.0, 1)"; }
+mib_sum() { psql_q -c "SELECT round(sum(pg_relation_size(c::regclass)) / 1048576.0, 1) FROM unnest(string_to_array('$1', ' ')) c"; }
+
+# pgbench latency percentiles (ms) of a script file: prints "p50 p95"
+latency() {  # latency SCRIPT TRANSACTIONS
+    local dir
+    dir=$(mktemp -d "$TMP/pgb.XXXXXX")
+    owned_dir "$dir"
+    (cd "$dir" && as_cluster_owner pgbench -n -h "$TMP" -M prepared -f "$1" -t "$2" -l postgres >/dev/null 2>"$dir/err") ||
+        { cat "$dir/err" >&2; echo "- -"; return; }
+    cat "$dir"/pgbench_log.* | awk '{print $3}' | sort -n |
+        awk '{a[NR] = $1} END {i50 = int(NR * 0.5); i95 = int(NR * 0.95); if (i50 < 1) i50 = 1; if (i95 < 1) i95 = 1;
+                              printf "%.3f %.3f", a[i50] / 1000, a[i95] / 1000}'
+    rm -rf "$dir"
+}
+inserts() {  # inserts TABLE: single-row inserts per second for INS_SECS seconds
+    local f="$TMP/ins_$1.sql"
+    cat >"$f" <<SQL
+\set a random(0, 4294967295)
+\set b random(0, 4294967295)
+INSERT INTO $1 (fp) VALUES ((((:a)::bigint << 32) | (:b)::bigint)::simhash);
+SQL
+    chmod a+r "$f"
+    (cd "$TMP" && as_cluster_owner pgbench -n -h "$TMP" -M prepared -f "$f" -T "$INS_SECS" postgres 2>/dev/null) |
+        sed -n 's/^tps = \([0-9.]*\).*/\1/p' | awk '{printf "%.0f", $1}'
+}
+
+psql_q -c "CREATE EXTENSION simhash" || exit 1
+RESULTS="$TMP/results"
+: >"$RESULTS"
+row() { printf '%-34s %s\n' "$1" "$2" | tee -a "$RESULTS"; }
+
+bench_set() {  # bench_set LABEL  (table base(id, fp) and queries(k, q) exist)
+    local label=$1 t0 t1 nrows
+    nrows=$(psql_q -c "SELECT count(*) FROM base")
+    echo
+    echo "== $label: $nrows rows" | tee -a "$RESULTS"
+    psql_q -c "DROP TABLE IF EXISTS t_bt, t_sh; CREATE TABLE t_bt AS SELECT * FROM base; CREATE TABLE t_sh AS SELECT * FROM base;
+               ALTER TABLE t_bt ALTER COLUMN id SET DEFAULT 0; ALTER TABLE t_sh ALTER COLUMN id SET DEFAULT 0;" \
+          -c "VACUUM ANALYZE base" -c "VACUUM ANALYZE t_bt" -c "VACUUM ANALYZE t_sh" -c "CHECKPOINT" || exit 1
+
+    t0=$(now)
+    psql_q -c "CREATE INDEX bt0 ON t_bt (((fp::bigint >> 48) & 65535));
+               CREATE INDEX bt1 ON t_bt (((fp::bigint >> 32) & 65535));
+               CREATE INDEX bt2 ON t_bt (((fp::bigint >> 16) & 65535));
+               CREATE INDEX bt3 ON t_bt ((fp::bigint & 65535));" || exit 1
+    t1=$(now)
+    local bt_build bt_size sh_build sh_size
+    bt_build=$(secs "$t0" "$t1")
+    bt_size=$(mib_sum "bt0 bt1 bt2 bt3")
+    t0=$(now)
+    psql_q -c "CREATE INDEX sh ON t_sh USING simhash (fp)" || exit 1
+    t1=$(now)
+    sh_build=$(secs "$t0" "$t1")
+    sh_size=$(mib sh)
+    psql_q -c "VACUUM ANALYZE t_bt" -c "VACUUM ANALYZE t_sh"
+
+    # query scripts
+    cat >"$TMP/r3_seq.sql" <<'SQL'
+\set k random(1, 1000)
+SELECT count(*) FROM base WHERE fp <-> (SELECT q FROM queries WHERE k = :k) <= 3;
+SQL
+    cat >"$TMP/r3_bt.sql" <<'SQL'
+\set k random(1, 1000)
+SELECT id FROM t_bt, (SELECT q, q::bigint AS b FROM queries WHERE k = :k) x
+ WHERE (((fp::bigint >> 48) & 65535) = ((b >> 48) & 65535) OR ((fp::bigint >> 32) & 65535) = ((b >> 32) & 65535)
+     OR ((fp::bigint >> 16) & 65535) = ((b >> 16) & 65535) OR (fp::bigint & 65535) = (b & 65535))
+   AND fp <-> q <= 3;
+SQL
+    cat >"$TMP/r3_sh.sql" <<'SQL'
+\set k random(1, 1000)
+SELECT id FROM t_sh WHERE simhash_within(fp, (SELECT q FROM queries WHERE k = :k), 3);
+SQL
+    cat >"$TMP/knn_seq.sql" <<'SQL'
+\set k random(1, 1000)
+SELECT id FROM base ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
+SQL
+    cat >"$TMP/knn_sh.sql" <<'SQL'
+\set k random(1, 1000)
+SELECT id FROM t_sh ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
+SQL
+    chmod a+r "$TMP"/*.sql
+    # correctness spot check: the three approaches agree
+    local agree
+    agree=$(psql_q -c "SELECT count(*) FROM queries WHERE k <= 20 AND
+        (SELECT count(*) FROM t_sh WHERE simhash_within(fp, q, 3)) <>
+        (SELECT count(*) FROM t_bt WHERE (((fp::bigint >> 48) & 65535) = ((q::bigint >> 48) & 65535) OR ((fp::bigint >> 32) & 65535) = ((q::bigint >> 32) & 65535)
+             OR ((fp::bigint >> 16) & 65535) = ((q::bigint >> 16) & 65535) OR (fp::bigint & 65535) = (q::bigint & 65535)) AND fp <-> q <= 3)")
+    psql_q -c "EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, SUMMARY OFF) SELECT id FROM t_sh WHERE simhash_within(fp, (SELECT q FROM queries WHERE k = 1), 3)" \
+        | grep -E "Buffers|Index" | head -4 | sed 's/^/    /' >"$TMP/explain"
+
+    # warm the caches
+    latency "$TMP/r3_bt.sql" 200 >/dev/null
+    latency "$TMP/r3_sh.sql" 200 >/dev/null
+    row "radius-3 p50/p95 ms, seq scan" "$(latency "$TMP/r3_seq.sql" "$NSEQ")"
+    row "radius-3 p50/p95 ms, four btrees" "$(latency "$TMP/r3_bt.sql" "$NQ")"
+    row "radius-3 p50/p95 ms, simhash" "$(latency "$TMP/r3_sh.sql" "$NQ")"
+    row "KNN-10 p50/p95 ms, seq scan" "$(latency "$TMP/knn_seq.sql" "$NSEQ")"
+    row "KNN-10 p50/p95 ms, simhash" "$(latency "$TMP/knn_sh.sql" "$NQ")"
+    row "build s, four btrees" "$bt_build"
+    row "build s, simhash" "$sh_build"
+    row "size MiB, four btrees" "$bt_size"
+    row "size MiB, simhash" "$sh_size"
+    row "queries where btrees != simhash" "$agree (of 20)"
+    row "inserts/s, four btrees" "$(inserts t_bt)"
+    row "inserts/s, simhash" "$(inserts t_sh)"
+    echo "  EXPLAIN (ANALYZE, BUFFERS) of one radius-3 query:" | tee -a "$RESULTS"
+    tee -a "$RESULTS" <"$TMP/explain"
+}
+
+for n in "${SIZES[@]}"; do
+    # 90% uniform random, 10% near-duplicates (1-3 bits flipped) of random rows
+    psql_q -c "DROP TABLE IF EXISTS base, queries;
+        CREATE TABLE base (id bigint, fp simhash);
+        INSERT INTO base SELECT i, ((hashint8(i)::bigint << 32) | (hashint8(i + 9000000000)::bigint & 4294967295))::simhash
+            FROM generate_series(1, ($n * 0.9)::bigint) i;
+        CREATE INDEX ON base (id);
+        INSERT INTO base SELECT ($n * 0.9)::bigint + i,
+               (fp::bigint # (1::bigint << (abs(hashint8(i * 3)) % 64)) # (1::bigint << (abs(hashint8(i * 5)) % 64))
+                           # CASE WHEN i % 2 = 0 THEN 1::bigint << (abs(hashint8(i * 7)) % 64) ELSE 0 END)::simhash
+            FROM (SELECT i, (SELECT fp FROM base b WHERE b.id = 1 + abs(hashint8(i)) % ($n * 0.9)::bigint) AS fp
+                  FROM generate_series(1, $n - ($n * 0.9)::bigint) i) s;
+        -- queries: fingerprints of random rows with 0-2 bits flipped (a near-duplicate lookup)
+        CREATE TABLE queries (k int PRIMARY KEY, q simhash);
+        INSERT INTO queries SELECT k, (b.fp::bigint # CASE WHEN k % 3 = 0 THEN 0 ELSE 1::bigint << (k % 64) END)::simhash
+            FROM generate_series(1, 1000) k JOIN base b ON b.id = 1 + abs(hashint8(k + 77)) % $n;
+        DROP INDEX base_id_idx;" || exit 1
+    bench_set "uniform + planted near-duplicates, N=$n"
+done
+
+if [ "$SKEW" -gt 0 ]; then
+    # real text: windows of 40 words from Debian's license texts (heavy skew and near-duplicates)
+    cat /usr/share/common-licenses/* 2>/dev/null | tr -s '[:space:]' '\n' | grep -v '^$' | head -200000 >"$TMP/words"
+    chmod a+r "$TMP/words"
+    psql_q -c "DROP TABLE IF EXISTS base, queries, words;
+        CREATE TABLE words (n serial, w text);
+        COPY words (w) FROM '$TMP/words';
+        CREATE TABLE base (id bigint, fp simhash);
+        INSERT INTO base SELECT i, simhash((SELECT string_agg(w, ' ' ORDER BY n) FROM words
+                                            WHERE n BETWEEN s AND s + 40 + (i % 3)))
+        FROM (SELECT i, 1 + abs(hashint8(i)) % (SELECT max(n) - 45 FROM words) AS s FROM generate_series(1, $SKEW) i) x;
+        CREATE TABLE queries (k int PRIMARY KEY, q simhash);
+        INSERT INTO queries SELECT k, fp FROM generate_series(1, 1000) k JOIN base ON id = 1 + abs(hashint8(k + 5)) % $SKEW;" || exit 1
+    bench_set "skewed: simhash of real text windows, N=$SKEW"
+fi
+echo
+echo "==== summary"
+cat "$RESULTS"

@@ -1,0 +1,107 @@
+-- Randomized differential test of the simhash index: the same queries through
+-- the index and through a sequential scan must return the same rows.
+-- Functions used by run.sh; every mismatch raises a WARNING and is counted.
+
+CREATE OR REPLACE FUNCTION diff_rand_fp() RETURNS simhash LANGUAGE sql VOLATILE AS $$
+    SELECT ((floor(random() * 4294967296)::bigint << 32) | floor(random() * 4294967296)::bigint)::simhash
+$$;
+
+-- fp with k random bits flipped
+CREATE OR REPLACE FUNCTION diff_flip(fp simhash, k int) RETURNS simhash LANGUAGE plpgsql VOLATILE AS $$
+DECLARE v bigint := fp::bigint;
+BEGIN
+    FOR i IN 1..k LOOP
+        v := v # (1::bigint << floor(random() * 64)::int);
+    END LOOP;
+    RETURN v::simhash;
+END $$;
+
+-- n rows: half uniform, half in clusters of near-duplicates around a few centres
+CREATE OR REPLACE FUNCTION diff_add_rows(n int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE c simhash;
+BEGIN
+    INSERT INTO dt(fp) SELECT diff_rand_fp() FROM generate_series(1, n / 2);
+    FOR i IN 1..greatest(1, n / 40) LOOP
+        c := diff_rand_fp();
+        INSERT INTO dt(fp) SELECT diff_flip(c, floor(random() * 6)::int) FROM generate_series(1, 20);
+    END LOOP;
+    INSERT INTO dt(fp) SELECT NULL FROM generate_series(1, 3);
+    -- exact duplicates (many rows sharing one fingerprint, hence one block value everywhere)
+    c := diff_rand_fp();
+    INSERT INTO dt(fp) SELECT c FROM generate_series(1, n / 50);
+END $$;
+
+CREATE OR REPLACE FUNCTION diff_ids(q text, use_index boolean) RETURNS int[] LANGUAGE plpgsql AS $$
+DECLARE r int[];
+BEGIN
+    IF use_index THEN
+        SET LOCAL enable_seqscan = off;
+        SET LOCAL enable_indexscan = on;
+        SET LOCAL enable_bitmapscan = on;
+    ELSE
+        SET LOCAL enable_seqscan = on;
+        SET LOCAL enable_indexscan = off;
+        SET LOCAL enable_bitmapscan = off;
+        SET LOCAL enable_indexonlyscan = off;
+    END IF;
+    EXECUTE q INTO r;
+    RETURN r;
+END $$;
+
+-- Runs nq random queries of every kind; returns the number of mismatches.
+CREATE OR REPLACE FUNCTION diff_queries(nq int) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE
+    q simhash;
+    radius int;
+    bad int := 0;
+    sql text;
+    a int[];
+    b int[];
+    mode int;
+BEGIN
+    FOR i IN 1..nq LOOP
+        IF random() < 0.7 THEN
+            SELECT diff_flip(fp, floor(random() * 5)::int) INTO q FROM dt WHERE fp IS NOT NULL
+                OFFSET floor(random() * (SELECT count(*) FROM dt WHERE fp IS NOT NULL)) LIMIT 1;
+        END IF;
+        IF q IS NULL THEN q := diff_rand_fp(); END IF;
+        radius := CASE WHEN random() < 0.8 THEN floor(random() * 12)::int
+                       ELSE (ARRAY[16, 24, 32, 40, 64])[1 + floor(random() * 5)::int] END;
+        mode := floor(random() * 6)::int;
+        IF mode = 0 THEN
+            sql := format('SELECT array_agg(id ORDER BY id) FROM dt WHERE simhash_within(fp, %L::simhash, %s)', q, radius);
+        ELSIF mode = 1 THEN
+            PERFORM set_config('simhash.threshold', radius::text, true);
+            sql := format('SELECT array_agg(id ORDER BY id) FROM dt WHERE fp %% %L::simhash', q);
+        ELSIF mode = 2 THEN
+            sql := format('SELECT array_agg(id ORDER BY id) FROM dt WHERE fp = %L::simhash', q);
+        ELSIF mode = 3 THEN
+            -- KNN: compare the distance sequence (ties may order differently)
+            sql := format('SELECT array_agg(d) FROM (SELECT fp <-> %L::simhash AS d FROM dt WHERE fp IS NOT NULL ORDER BY fp <-> %L::simhash LIMIT %s) s',
+                          q, q, 1 + floor(random() * 30)::int);
+        ELSIF mode = 4 THEN
+            -- KNN combined with a radius condition
+            sql := format('SELECT array_agg(d) FROM (SELECT fp <-> %L::simhash AS d FROM dt WHERE simhash_within(fp, %L::simhash, %s) ORDER BY fp <-> %L::simhash LIMIT 10) s',
+                          q, q, radius, q);
+        ELSE
+            -- two conditions on different queries
+            sql := format('SELECT array_agg(id ORDER BY id) FROM dt WHERE simhash_within(fp, %L::simhash, %s) AND simhash_within(fp, %L::simhash, %s)',
+                          q, radius, diff_flip(q, 2), least(64, radius + 2));
+        END IF;
+        a := diff_ids(sql, true);
+        b := diff_ids(sql, false);
+        IF a IS DISTINCT FROM b THEN
+            bad := bad + 1;
+            RAISE WARNING 'mismatch: % index=% seqscan=%', sql, a, b;
+        END IF;
+    END LOOP;
+    RETURN bad;
+END $$;
+
+-- Random updates and deletes
+CREATE OR REPLACE FUNCTION diff_churn(n int) RETURNS void LANGUAGE plpgsql AS $$
+BEGIN
+    UPDATE dt SET fp = diff_flip(fp, 1 + floor(random() * 3)::int)
+        WHERE id IN (SELECT id FROM dt ORDER BY random() LIMIT n);
+    DELETE FROM dt WHERE id IN (SELECT id FROM dt ORDER BY random() LIMIT n);
+END $$;

@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Randomized differential test of the simhash index against sequential scans.
+# Starts a private PostgreSQL instance, and for several `blocks` settings runs
+# rounds of insert / update / delete / VACUUM, each followed by random queries
+# (=, %, simhash_within for radii 0-64, KNN with and without a radius, two
+# conditions at once) answered once through the index and once by a
+# sequential scan.  Also checks the index structure (simhash_index_check) after
+# every round.  Exits non-zero on any mismatch; the last line is a summary.
+#   DIFF_ROWS (default 3000), DIFF_ROUNDS (4), DIFF_QUERIES (150), DIFF_BLOCKS ("1 3 4 5 8 16")
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+source scripts/pg-env.sh
+
+ROWS=${DIFF_ROWS:-3000}
+ROUNDS=${DIFF_ROUNDS:-4}
+QUERIES=${DIFF_QUERIES:-150}
+BLOCKS=${DIFF_BLOCKS:-"1 3 4 5 8 16"}
+
+TMP=$(mktemp -d /tmp/simhash-diff.XXXXXX)
+owned_dir "$TMP"
+cleanup() { as_cluster_owner pg_ctl -D "$TMP/data" -m immediate stop >/dev/null 2>&1; rm -rf "$TMP"; }
+trap cleanup EXIT
+as_cluster_owner initdb -D "$TMP/data" --no-locale -E UTF8 >/dev/null || { echo "differential: initdb failed"; exit 1; }
+cat >>"$TMP/data/postgresql.conf" <<CONF
+listen_addresses = ''
+unix_socket_directories = '$TMP'
+fsync = off
+autovacuum = off
+CONF
+as_cluster_owner pg_ctl -D "$TMP/data" -l "$TMP/log" -w start >/dev/null || { cat "$TMP/log"; exit 1; }
+psql_run() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$TMP" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
+
+psql_run -c "CREATE EXTENSION simhash" || exit 1
+psql_run -f "$ROOT/test/differential/diff.sql" || exit 1
+
+total_q=0
+total_bad=0
+for b in $BLOCKS; do
+    psql_run -c "DROP TABLE IF EXISTS dt; CREATE TABLE dt (id serial PRIMARY KEY, fp simhash);" \
+             -c "SELECT setseed(0.$b); SELECT diff_add_rows($ROWS);" \
+             -c "CREATE INDEX dt_idx ON dt USING simhash (fp) WITH (blocks = $b, fillfactor = 60)" >/dev/null || exit 1
+    for round in $(seq 1 "$ROUNDS"); do
+        bad=$(psql_run -c "SELECT diff_queries($QUERIES)" 2>"$TMP/warn") || { cat "$TMP/warn"; exit 1; }
+        head -5 "$TMP/warn"
+        psql_run -c "SELECT simhash_index_check('dt_idx', true)" >/dev/null || { echo "blocks=$b round $round: index check failed"; bad=$((bad + 1)); }
+        total_q=$((total_q + QUERIES))
+        total_bad=$((total_bad + bad))
+        echo "blocks=$b round $round: $QUERIES queries, $bad mismatches"
+        psql_run -c "SELECT diff_add_rows($ROWS / 3); SELECT diff_churn($ROWS / 10);" >/dev/null || exit 1
+        if [ $((round % 2)) -eq 0 ]; then psql_run -c "VACUUM dt" || exit 1; fi
+    done
+done
+echo "differential: $total_q queries, $total_bad mismatches (blocks: $BLOCKS)"
+[ "$total_bad" -eq 0 ]

@@ -1,0 +1,83 @@
+// Unit tests for the index's multi-index-hashing arithmetic (mih_probe.hpp).
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+#include <vector>
+
+#include "hamming.hpp"
+#include "mih_probe.hpp"
+
+using namespace simhash;
+
+TEST(IndexMih, Binomial) {
+    EXPECT_EQ(binomial_saturated(16, 0), 1u);
+    EXPECT_EQ(binomial_saturated(16, 3), 560u);
+    EXPECT_EQ(binomial_saturated(64, 32), 1832624140942590534ull);
+    EXPECT_EQ(binomial_saturated(4, 5), 0u);
+    EXPECT_EQ(probes_within(16, 1), 17u);
+    EXPECT_EQ(probes_within(4, 9), 16u);
+}
+
+TEST(IndexMih, RotationIsBijectiveAndPutsBlockOnTop) {
+    std::mt19937_64 rng(7);
+    for (int n : {1, 3, 4, 5, 8, 16}) {
+        BlockLayout l;
+        ASSERT_TRUE(make_block_layout(n, &l));
+        for (int i = 0; i < 1000; i++) {
+            uint64_t fp = rng();
+            for (int p = 0; p < n; p++) {
+                int rot = partition_rotation(l, p);
+                uint64_t key = rotl64(fp, rot);
+                EXPECT_EQ(rotr64(key, rot), fp);
+                uint64_t lo, hi;
+                block_key_range(l.value(fp, p), l.width[p], &lo, &hi);
+                EXPECT_LE(lo, key);
+                EXPECT_LE(key, hi);
+            }
+        }
+    }
+}
+
+TEST(IndexMih, ValuesAtDistanceEnumeratesExactly) {
+    for (int w : {1, 4, 12, 16}) {
+        for (int d = 0; d <= std::min(w, 3); d++) {
+            uint64_t b = (0x5a5aull) & ((1ull << w) - 1);
+            std::vector<uint64_t> out(binomial_saturated(w, d));
+            uint64_t n = values_at_distance(b, w, d, out.data(), out.size());
+            ASSERT_EQ(n, out.size());
+            std::set<uint64_t> seen(out.begin(), out.end());
+            EXPECT_EQ(seen.size(), n);
+            for (uint64_t v : out) {
+                EXPECT_EQ(hamming_distance(v, b), d);
+                EXPECT_LT(v, 1ull << w);
+            }
+            EXPECT_TRUE(std::is_sorted(out.begin(), out.end()));
+        }
+    }
+    uint64_t small[2];
+    EXPECT_EQ(values_at_distance(0, 16, 2, small, 2), 0u);  // too many
+}
+
+TEST(IndexMih, PigeonholeCompleteness) {
+    // Every pair within complete_radius_after_level(n, t) agrees on some
+    // block within t bits.
+    std::mt19937_64 rng(11);
+    for (int n : {2, 4, 5, 8}) {
+        BlockLayout l;
+        ASSERT_TRUE(make_block_layout(n, &l));
+        for (int t = 0; t < 3; t++) {
+            int r = complete_radius_after_level(n, t);
+            for (int i = 0; i < 2000; i++) {
+                uint64_t a = rng(), b = a;
+                int flips = static_cast<int>(rng() % (r + 1));
+                for (int f = 0; f < flips; f++) b ^= 1ull << (rng() % 64);
+                ASSERT_LE(hamming_distance(a, b), r);
+                bool some = false;
+                for (int p = 0; p < n; p++)
+                    some |= hamming_distance(l.value(a, p), l.value(b, p)) <= t;
+                EXPECT_TRUE(some);
+            }
+        }
+    }
+}
