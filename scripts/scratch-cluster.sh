@@ -16,6 +16,12 @@ start_scratch_cluster() {
     as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -l "$SCRATCH_DIR/server.log" -w \
         -o "-p $SCRATCH_PORT -k $SCRATCH_DIR -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null
     PSQL=(as_cluster_owner psql -h "$SCRATCH_DIR" -p "$SCRATCH_PORT" -U postgres -X -q -v ON_ERROR_STOP=1)
+    # The same connection as a plain command line, for programs that run psql themselves.
+    if [ "$(id -u)" -eq 0 ]; then
+        PSQL_COMMAND=(runuser -u postgres -- psql -h "$SCRATCH_DIR" -p "$SCRATCH_PORT" -U postgres)
+    else
+        PSQL_COMMAND=(psql -h "$SCRATCH_DIR" -p "$SCRATCH_PORT" -U postgres)
+    fi
 }
 
 stop_scratch_cluster() {

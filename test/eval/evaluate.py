@@ -1,0 +1,315 @@
+#!/usr/bin/python3
+"""Fingerprint quality on real English and Chinese text (a benchmark, not a test).
+
+Reads the corpus TSV of test/bench/corpus.pl, builds documents and lightly
+edited copies, fingerprints them with the extension's own SQL functions (and
+with the classic algorithm of the Chinese SimHash literature, implemented
+here as the baseline), and prints recall, false positives, distance
+distributions, bit balance and NULL rates per method, language and length.
+
+Usage: evaluate.py CORPUS_TSV PSQL_ARGS...   (run by test/eval/evaluate.sh)
+"""
+import collections
+import random
+import re
+import statistics
+import subprocess
+import sys
+
+import jieba
+
+jieba.setLogLevel(60)
+RNG = random.Random(20261122)
+RATES = [0.01, 0.02, 0.05, 0.10, 0.20]
+LONG_DOCS = 600       # per language
+EDITED_DOCS = 200     # per language, each edited at every rate
+SHORT_DOCS = 1500     # per language
+THRESHOLD = 3
+UNRELATED_JACCARD = 0.1  # 3-token-shingle Jaccard below this: an unrelated pair
+
+# Methods: name -> SQL expression of the text column `body`.
+METHODS = collections.OrderedDict([
+    ("simhash(text)", "simhash(body)"),
+    ("mixed 1", "simhash(body, 'mixed', 1)"),
+    ("mixed 3", "simhash(body, 'mixed', 3)"),
+    ("words 1", "simhash(body, 'words', 1)"),
+    ("words 2", "simhash(body, 'words', 2)"),
+    ("words 3", "simhash(body, 'words', 3)"),
+    ("chars 1", "simhash(body, 'chars', 1)"),
+    ("chars 2", "simhash(body, 'chars', 2)"),
+    ("chars 3", "simhash(body, 'chars', 3)"),
+    ("tsvector english", "simhash(to_tsvector('english', body))"),
+    ("tsvector simple", "simhash(to_tsvector('simple', body))"),
+])
+CLASSIC = "classic (Java hash, jieba)"
+
+
+# ---------------------------------------------------------------- corpus
+
+def read_corpus(path):
+    docs = collections.defaultdict(list)
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            parts = line.rstrip("\n").split("\t")
+            if len(parts) != 4:
+                continue
+            lang, kind, source, body = parts
+            body = body.replace("\\n", "\n").replace("\\\\", "\\")
+            docs[(lang, kind)].append((source, body))
+    return docs
+
+
+def tokens(lang, text):
+    if lang == "zh":
+        return [t for t in jieba.cut(text) if t.strip()]
+    return text.split()
+
+
+def man_description(body):
+    """The one-line NAME description of a man page: a short English text."""
+    m = re.search(r"NAME\s*\n+\s*(.{10,160}?)\n", body)
+    return m.group(1).strip() if m else None
+
+
+def cjk_chars(text):
+    return sum(1 for c in text if "\u4e00" <= c <= "\u9fff")
+
+
+def build_sets(corpus):
+    sets = {}
+    en_man = [b for _, b in corpus[("en", "man")] if len(b.split()) >= 300]
+    zh_man = [b for _, b in corpus[("zh", "man")] if cjk_chars(b) >= 300]
+    RNG.shuffle(en_man)
+    RNG.shuffle(zh_man)
+    sets[("en", "long")] = en_man[:LONG_DOCS]
+    sets[("zh", "long")] = zh_man[:LONG_DOCS]
+    # Sorted before shuffling: set order depends on the interpreter's hash seed.
+    short_en = sorted({d for d in (man_description(b) for _, b in corpus[("en", "man")]) if d})
+    short_zh = sorted({b.strip() for _, b in corpus[("zh", "fortune")] if 4 <= len(b.strip()) <= 200})
+    RNG.shuffle(short_en)
+    RNG.shuffle(short_zh)
+    sets[("en", "short")] = short_en[:SHORT_DOCS]
+    sets[("zh", "short")] = short_zh[:SHORT_DOCS]
+    return sets
+
+
+def edit(lang, text, rate, vocabulary):
+    """Random token edits: each substitutes, deletes or inserts one token.
+
+    Chinese keeps jieba's whitespace tokens and is re-joined exactly, so that
+    only the edited tokens change (ASCII words in the text stay apart)."""
+    if lang == "zh":
+        toks = list(jieba.cut(text))
+        joiner = ""
+    else:
+        toks = text.split()
+        joiner = " "
+    words = [i for i, t in enumerate(toks) if t.strip()]
+    n = max(1, round(rate * len(words)))
+    for _ in range(n):
+        words = [i for i, t in enumerate(toks) if t.strip()] if lang == "zh" else range(len(toks))
+        op = RNG.randrange(3)
+        i = RNG.choice(list(words)) if len(words) else 0
+        if op == 0 and len(words):
+            toks[i] = RNG.choice(vocabulary)
+        elif op == 1 and len(words) > 1:
+            del toks[i]
+        else:
+            toks.insert(i, RNG.choice(vocabulary))
+    return joiner.join(toks)
+
+
+# ---------------------------------------------------------------- classic baseline
+
+MASK = (1 << 64) - 1
+
+
+def java_hash64(word):
+    """The string hash of the classic Python/Java SimHash code, 64-bit, over UTF-16 units."""
+    data = word.encode("utf-16-le")
+    units = [data[i] | (data[i + 1] << 8) for i in range(0, len(data), 2)]
+    if not units:
+        return 0
+    x = (units[0] << 7) & MASK
+    for c in units:
+        x = ((x * 1000003) ^ c) & MASK
+    return x ^ len(units)
+
+
+def classic_simhash(lang, text):
+    votes = [0] * 64
+    words = tokens(lang, text)
+    if not words:
+        return None
+    for w in words:
+        h = java_hash64(w)
+        for i in range(64):
+            votes[i] += 1 if (h >> i) & 1 else -1
+    fp = 0
+    for i in range(64):
+        if votes[i] > 0:
+            fp |= 1 << i
+    return fp - (1 << 64) if fp >= (1 << 63) else fp  # as a signed bigint
+
+
+# ---------------------------------------------------------------- SQL
+
+def psql(args, sql, stdin_data=None):
+    cmd = args + ["-X", "-q", "-A", "-t", "-F", "\t", "-v", "ON_ERROR_STOP=1", "-c", sql]
+    out = subprocess.run(cmd, input=stdin_data, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("psql failed: " + out.stderr)
+    return [line.split("\t") for line in out.stdout.splitlines() if line]
+
+
+def copy_rows(args, table, rows):
+    data = "".join("\t".join(escape(v) for v in row) + "\n" for row in rows)
+    out = subprocess.run(args + ["-X", "-q", "-v", "ON_ERROR_STOP=1", "-c", f"\\copy {table} FROM STDIN"],
+                         input=data, capture_output=True, text=True)
+    if out.returncode != 0:
+        sys.exit("copy failed: " + out.stderr)
+
+
+def escape(v):
+    if v is None:
+        return "\\N"
+    return str(v).replace("\\", "\\\\").replace("\t", " ").replace("\n", "\\n").replace("\r", " ")
+
+
+def shingles(lang, text):
+    t = tokens(lang, text) if lang == "en" else list(text.replace(" ", "").replace("\n", ""))
+    return {tuple(t[i:i + 3]) for i in range(max(1, len(t) - 2))}
+
+
+def jaccard(a, b):
+    return len(a & b) / len(a | b) if a or b else 1.0
+
+
+# ---------------------------------------------------------------- main
+
+def main():
+    corpus_path, psql_args = sys.argv[1], sys.argv[2:]
+    corpus = read_corpus(corpus_path)
+    sets = build_sets(corpus)
+    vocab = {lang: [t for text in sets[(lang, "long")][:100] for t in tokens(lang, text)] for lang in ("en", "zh")}
+
+    rows = []  # id, lang, class, base, rate, body
+    next_id = 0
+    for (lang, cls), texts in sets.items():
+        for i, text in enumerate(texts):
+            base = next_id
+            rows.append((base, lang, cls, None, None, text))
+            next_id += 1
+            if cls == "long" and i < EDITED_DOCS:
+                for rate in RATES:
+                    rows.append((next_id, lang, cls, base, rate, edit(lang, text, rate, vocab[lang])))
+                    next_id += 1
+    print(f"documents: {sum(1 for r in rows if r[3] is None)} originals, {sum(1 for r in rows if r[3] is not None)} edited copies",
+          flush=True)
+
+    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp;
+        CREATE TABLE eval_docs (id int PRIMARY KEY, lang text, cls text, base int, rate float8, body text);
+        CREATE TABLE eval_fp (id int, method text, fp bigint)""")
+    copy_rows(psql_args, "eval_docs", rows)
+    for name, expr in METHODS.items():
+        psql(psql_args, f"INSERT INTO eval_fp SELECT id, '{name}', ({expr})::bigint FROM eval_docs")
+    copy_rows(psql_args, "eval_fp", [(r[0], CLASSIC, classic_simhash(r[1], r[5])) for r in rows])
+    psql(psql_args, "CREATE INDEX ON eval_fp (method, id); ANALYZE eval_fp, eval_docs")
+    methods = list(METHODS) + [CLASSIC]
+    texts = {r[0]: (r[1], r[5]) for r in rows}
+
+    # Recall of edited copies, per language and edit rate.
+    recall = collections.defaultdict(dict)
+    for method, lang, rate, r3, mean in psql(psql_args, f"""
+        SELECT f.method, d.lang, d.rate,
+               avg((bit_count((f.fp # o.fp)::bit(64)) <= {THRESHOLD})::int), avg(bit_count((f.fp # o.fp)::bit(64)))
+          FROM eval_docs d JOIN eval_fp f ON f.id = d.id JOIN eval_fp o ON o.id = d.base AND o.method = f.method
+         WHERE d.base IS NOT NULL AND f.fp IS NOT NULL AND o.fp IS NOT NULL
+         GROUP BY 1, 2, 3"""):
+        recall[(method, lang)][float(rate)] = (float(r3), float(mean))
+
+    # Unrelated pairs: all pairs of originals of one language and length class.
+    pairs = {}
+    for method, lang, cls, npairs, mean, p01, near, null_share in psql(psql_args, f"""
+        WITH o AS (SELECT d.id, d.lang, d.cls, f.method, f.fp FROM eval_docs d JOIN eval_fp f USING (id) WHERE d.base IS NULL)
+        SELECT a.method, a.lang, a.cls, count(*), avg(bit_count((a.fp # b.fp)::bit(64))),
+               percentile_disc(0.01) WITHIN GROUP (ORDER BY bit_count((a.fp # b.fp)::bit(64))),
+               count(*) FILTER (WHERE bit_count((a.fp # b.fp)::bit(64)) <= {THRESHOLD}),
+               (SELECT avg((x.fp IS NULL)::int) FROM o x WHERE x.method = a.method AND x.lang = a.lang AND x.cls = a.cls)
+          FROM o a JOIN o b ON a.method = b.method AND a.lang = b.lang AND a.cls = b.cls AND a.id < b.id
+         WHERE a.fp IS NOT NULL AND b.fp IS NOT NULL
+         GROUP BY 1, 2, 3"""):
+        pairs[(method, lang, cls)] = dict(pairs=int(npairs), mean=float(mean), p01=int(p01), near=int(near),
+                                           nulls=float(null_share))
+    # Classify the near pairs: related (a real near-duplicate in the corpus) or not.
+    near_pairs = psql(psql_args, f"""
+        WITH o AS (SELECT d.id, d.lang, d.cls, f.method, f.fp FROM eval_docs d JOIN eval_fp f USING (id)
+                    WHERE d.base IS NULL AND f.fp IS NOT NULL)
+        SELECT a.method, a.lang, a.cls, a.id, b.id FROM o a JOIN o b
+            ON a.method = b.method AND a.lang = b.lang AND a.cls = b.cls AND a.id < b.id
+         WHERE bit_count((a.fp # b.fp)::bit(64)) <= {THRESHOLD}""")
+    shingle_cache = {}
+
+    def sh(i):
+        if i not in shingle_cache:
+            shingle_cache[i] = shingles(*texts[i])
+        return shingle_cache[i]
+
+    false_pos = collections.Counter()
+    related = collections.Counter()
+    for method, lang, cls, a, b in near_pairs:
+        key = (method, lang, cls)
+        if jaccard(sh(int(a)), sh(int(b))) < UNRELATED_JACCARD:
+            false_pos[key] += 1
+        else:
+            related[key] += 1
+
+    # Bit balance over the originals.
+    balance = {}
+    for method, lang, cls, lo, hi in psql(psql_args, """
+        WITH o AS (SELECT d.lang, d.cls, f.method, f.fp FROM eval_docs d JOIN eval_fp f USING (id)
+                    WHERE d.base IS NULL AND f.fp IS NOT NULL),
+             s AS (SELECT method, lang, cls, i, avg(((fp >> i) & 1)::float8) AS share
+                     FROM o, generate_series(0, 63) i GROUP BY 1, 2, 3, 4)
+        SELECT method, lang, cls, min(share), max(share) FROM s GROUP BY 1, 2, 3"""):
+        balance[(method, lang, cls)] = (float(lo), float(hi))
+
+    report(methods, sets, recall, pairs, false_pos, related, balance)
+
+
+def report(methods, sets, recall, pairs, false_pos, related, balance):
+    out = []
+    out.append(f"Threshold: distance <= {THRESHOLD}.  Unrelated pair: 3-token-shingle Jaccard < {UNRELATED_JACCARD}.")
+    out.append("Sets: " + ", ".join(f"{lang} {cls}: {len(t)} docs" for (lang, cls), t in sets.items()))
+    for lang in ("en", "zh"):
+        out.append("")
+        out.append(f"### {'English' if lang == 'en' else 'Chinese'}, long documents: recall of edited copies "
+                   f"(share within {THRESHOLD}; mean distance)")
+        out.append("")
+        out.append("| method | " + " | ".join(f"{int(r * 100)}% edits" for r in RATES) + " |")
+        out.append("|---|" + "---|" * len(RATES))
+        for m in methods:
+            cells = []
+            for r in RATES:
+                v = recall.get((m, lang), {}).get(r)
+                cells.append(f"{v[0]:.3f} ({v[1]:.1f})" if v else "-")
+            out.append(f"| {m} | " + " | ".join(cells) + " |")
+        for cls in ("long", "short"):
+            out.append("")
+            out.append(f"### {'English' if lang == 'en' else 'Chinese'}, {cls} texts: unrelated pairs")
+            out.append("")
+            out.append("| method | pairs | mean distance | 1st percentile | unrelated within 3 (rate) | related within 3 | bit share min..max | NULL |")
+            out.append("|---|---|---|---|---|---|---|---|")
+            for m in methods:
+                p = pairs.get((m, lang, cls))
+                if not p:
+                    continue
+                fp = false_pos[(m, lang, cls)]
+                b = balance.get((m, lang, cls), (0, 0))
+                out.append(f"| {m} | {p['pairs']} | {p['mean']:.1f} | {p['p01']} | {fp} ({fp / p['pairs']:.1e}) | "
+                           f"{related[(m, lang, cls)]} | {b[0]:.2f}..{b[1]:.2f} | {p['nulls']:.3f} |")
+    print("\n".join(out))
+
+
+if __name__ == "__main__":
+    main()

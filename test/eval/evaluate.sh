@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Fingerprint quality on real English and Chinese text: installs what it
+# needs, builds and installs the extension, starts a scratch server, runs
+# test/eval/evaluate.py and writes its tables to test/eval/RESULTS.md.
+#   bash test/eval/evaluate.sh
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT="$PWD"
+source scripts/scratch-cluster.sh
+
+bash scripts/install-deps.sh manpages-zh fortunes-zh python3 python3-jieba
+make -s -j2 && make -s install >/dev/null
+
+SCRATCH_SETTINGS="-c shared_buffers=512MB -c work_mem=256MB"
+start_scratch_cluster "$ROOT/.scratch/eval"
+trap stop_scratch_cluster EXIT
+"${PSQL[@]}" -c 'CREATE EXTENSION simhash'
+perl test/bench/corpus.pl > "$SCRATCH_DIR/corpus.tsv"
+
+# The classic baseline segments Chinese with jieba from Debian's python3-jieba.
+started=$(date -u '+%Y-%m-%d %H:%M UTC')
+/usr/bin/python3 test/eval/evaluate.py "$SCRATCH_DIR/corpus.tsv" "${PSQL_COMMAND[@]}" | tee "$SCRATCH_DIR/tables.md"
+{
+    echo "# Fingerprint quality: results"
+    echo
+    echo "Produced by \`bash test/eval/evaluate.sh\` on $started (algorithm version 1)."
+    echo "See README.md, \"Choosing a threshold\", for what they mean in practice."
+    echo
+    cat "$SCRATCH_DIR/tables.md"
+} > test/eval/RESULTS.md
