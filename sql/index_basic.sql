@@ -159,6 +159,18 @@ INSERT INTO empty_docs VALUES ('0123456789abcdef'), ('0123456789abcdee'), (NULL)
 SELECT fp FROM empty_docs WHERE fp % '0123456789abcdef' ORDER BY fp;
 RESET enable_seqscan;
 
+-- A build larger than maintenance_work_mem spills to one tuplesort per partition
+CREATE TABLE spill AS SELECT i AS id, pg_temp.fp_of(i) AS fp FROM generate_series(1, 70000) i;
+SET maintenance_work_mem = '1MB';
+CREATE INDEX spill_fp ON spill USING simhash (fp) WITH (blocks = 3);
+RESET maintenance_work_mem;
+SELECT simhash_index_check('spill_fp', true);
+SELECT partition, entries FROM simhash_index_stats('spill_fp');
+SET enable_seqscan = off;
+SELECT id FROM spill WHERE simhash_within(fp, pg_temp.flip(pg_temp.fp_of(4242), '{5,50}'), 2);
+RESET enable_seqscan;
+DROP TABLE spill;
+
 -- Catalog: operator class, properties
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
 SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)

@@ -26,8 +26,11 @@
  * KNN (ORDER BY fp <-> q) probes level t = 0, 1, 2, ... (block values at
  * exactly t bits in every partition).  After level t every row within
  * blocks * (t + 1) - 1 has been seen, so candidates up to that bound are
- * returned in exact distance order and the rest wait for the next level; when
- * the next level costs more than a whole partition, one partition is read.
+ * returned in exact distance order (candidates wait in one bucket per
+ * distance) and the rest wait for the next level; when the next level costs
+ * more than a whole partition, partition 0 (every row once) is read instead,
+ * keeping only a window of distances above what was already returned (a
+ * further window needs a further read; k-nearest queries rarely do).
  *
  * ON-DISK LAYOUT (8 kB pages; every page has a ShiPageOpaque special area)
  *   block 0                       metapage (ShiMetaPageData)
@@ -37,9 +40,17 @@
  * A partition is a B-link-style chain of leaf pages linked left to right.
  * Each leaf page covers an inclusive key range [lo, hi]; a page's hi equals
  * its right neighbour's lo (equal keys may straddle a boundary); the leftmost
- * page has lo = 0 and the rightmost hi = 2^64-1.  A leaf holds an unsorted
- * array of 14-byte entries (8-byte key, 6-byte heap tid) between the page
- * header and pd_lower: inserts append, so a generic-WAL delta is ~30 bytes.
+ * page has lo = 0 and the rightmost hi = 2^64-1.  A leaf's entries (between
+ * the page header and pd_lower) come in two regions:
+ *   packed: sorted groups {uint16 top 16 key bits, uint16 count} followed by
+ *           count 12-byte entries (low 48 key bits, 6-byte heap tid);
+ *           its length is ShiPageOpaque.packed_len;
+ *   tail:   14-byte entries (8-byte key, heap tid) that inserts append, so an
+ *           insert's generic-WAL delta is ~30 bytes.
+ * When the tail fills the page, the page is re-packed (sorted, grouped) if
+ * that frees at least a tenth of it, else split.  Build, split and VACUUM
+ * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
+ * per group, so an entry costs ~12 bytes.
  * Directory slot i (slot value s = i << 48) names a leaf of the partition
  * whose lo < s (or the leftmost leaf).  A page's lo never changes (pages are
  * never merged or freed), so a slot never becomes wrong, only stale: a
@@ -53,11 +64,13 @@
  *   partition 1: key = rotl(fp, 16)              = 0x5678_9abc_def0_1234
  *   partition 2: key = rotl(fp, 32)              = 0x9abc_def0_1234_5678
  *   partition 3: key = rotl(fp, 48)              = 0xdef0_1234_5678_9abc
- * The row is stored four times (4 x 14 bytes).  A query for radius 3 has
- * t = 0: it probes key range [0x1234 << 48, (0x1235 << 48) - 1] in partition
- * 0, [0x5678 << 48, ...] in partition 1, and so on: directory slot 0x1234 of
- * partition 0 gives a leaf, usually the very leaf holding the range; the scan
- * reads it, computes popcount(fp ^ q) for each entry and keeps those <= 3.
+ * The row is stored four times; in partition 1 it sits in the packed group
+ * with prefix 0x5678 as the 12 bytes 0x9abc_def0_1234 + tid.  A query for
+ * radius 3 has t = 0: it probes key range [0x1234 << 48, (0x1235 << 48) - 1]
+ * in partition 0, [0x5678 << 48, ...] in partition 1, and so on: directory
+ * slot 0x1234 of partition 0 names a leaf, usually the very leaf holding the
+ * range; the scan reads the group 0x1234 of that leaf (and its tail),
+ * computes popcount(fp ^ q) for each entry and keeps those <= 3.
  * Radius 7 has t = 1: 17 probes per partition (q's block and its 16
  * one-bit neighbours).
  *
@@ -74,13 +87,15 @@
  *
  * Files: shx_handler.cpp (handler, options, validate, property, cost,
  * planner support), shx_pages.cpp (page helpers, metapage, directory,
- * leaf search), shx_build.cpp, shx_insert.cpp, shx_scan.cpp
- * (radius, KNN), shx_vacuum.cpp, shx_check.cpp (check and stats).
+ * leaf search), shx_leaf.cpp (leaf encoding), shx_build.cpp,
+ * shx_insert.cpp, shx_scan.cpp (radius, KNN), shx_vacuum.cpp,
+ * shx_check.cpp (check and stats).
  */
 #ifndef SHX_H
 #define SHX_H
 
 #include "simhash_datum.h"
+#include "mih_probe.hpp"
 
 extern "C" {
 #include "access/amapi.h"
@@ -119,7 +134,7 @@ typedef struct ShiPageOpaque {
     BlockNumber right;  /* leaf: right sibling in the partition chain */
     uint16 flags;
     uint16 part;        /* partition of a leaf or directory page */
-    uint16 unused;
+    uint16 packed_len;  /* leaf: bytes of the packed region */
     uint16 page_id;     /* SHI_PAGE_ID */
 } ShiPageOpaque;
 
@@ -136,31 +151,77 @@ typedef struct ShiMetaPageData {
     BlockNumber first_leaf[SHI_MAX_PARTS]; /* leftmost leaf of partition p */
 } ShiMetaPageData;
 
-/* One entry: 8-byte key then the heap tid, stored unaligned (14 bytes). */
-#define SHI_ENTRY_SIZE (sizeof(uint64) + sizeof(ItemPointerData))
+#define SHI_TAIL_ENTRY (sizeof(uint64) + sizeof(ItemPointerData)) /* 14 */
+#define SHI_PACKED_ENTRY 12
+#define SHI_GROUP_HEADER 4
 #define SHI_CONTENT_OFFSET MAXALIGN(SizeOfPageHeaderData)
-#define SHI_LEAF_CAPACITY \
-    ((BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque))) / SHI_ENTRY_SIZE)
-#define SHI_DIR_SLOTS_PER_PAGE \
-    ((BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque))) / sizeof(BlockNumber))
+#define SHI_LEAF_SPACE (BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque)))
+#define SHI_MAX_LEAF_ENTRIES ((int) (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) + 2)
+#define SHI_DIR_SLOTS_PER_PAGE (SHI_LEAF_SPACE / sizeof(BlockNumber))
 
-static inline char *shi_entry_ptr(Page page, int i) {
-    return (char *) page + SHI_CONTENT_OFFSET + (Size) i * SHI_ENTRY_SIZE;
+static inline uint64 shi_pack_tid(const ItemPointerData *tid) {
+    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
 }
-static inline int shi_leaf_nentries(Page page) {
-    return (int) ((((PageHeader) page)->pd_lower - SHI_CONTENT_OFFSET) / SHI_ENTRY_SIZE);
+static inline void shi_unpack_tid(uint64 v, ItemPointer tid) {
+    ItemPointerSet(tid, (BlockNumber) (v >> 16), (OffsetNumber) (v & 0xffff));
 }
-static inline uint64 shi_entry_key(const char *e) {
-    uint64 k;
-    memcpy(&k, e, sizeof(k));
-    return k;
+/* The 48-bit little-endian value at p (p + 8 must still be inside the page). */
+static inline uint64 shi_get48(const char *p) {
+#ifndef WORDS_BIGENDIAN
+    uint64 v;
+    memcpy(&v, p, sizeof(v));
+    return v & UINT64CONST(0xFFFFFFFFFFFF);
+#else
+    const unsigned char *b = (const unsigned char *) p;
+    uint64 v = 0;
+    for (int i = 5; i >= 0; i--) v = (v << 8) | b[i];
+    return v;
+#endif
 }
-static inline void shi_entry_tid(const char *e, ItemPointer tid) {
-    memcpy(tid, e + sizeof(uint64), sizeof(ItemPointerData));
+static inline uint16 shi_get16(const char *p) {
+    const unsigned char *b = (const unsigned char *) p;
+    return (uint16) (b[0] | (b[1] << 8));
 }
-static inline void shi_entry_set(char *e, uint64 key, ItemPointer tid) {
-    memcpy(e, &key, sizeof(key));
-    memcpy(e + sizeof(uint64), tid, sizeof(ItemPointerData));
+
+/*
+ * Calls f(key, ItemPointer) for every entry of a leaf page whose key is in
+ * [lo, hi], packed region first (groups outside the range are skipped
+ * whole).  The callback must hold no object with a destructor (it may
+ * ereport).
+ */
+template <class F>
+inline void shi_leaf_foreach_range(Page page, uint64 lo, uint64 hi, F &&f) {
+    const char *p = (const char *) page + SHI_CONTENT_OFFSET;
+    const char *pend = p + ShiPageGetOpaque(page)->packed_len;
+    uint16 glo = (uint16) (lo >> 48), ghi = (uint16) (hi >> 48);
+    while (p + SHI_GROUP_HEADER <= pend) {
+        uint16 prefix = shi_get16(p);
+        int count = shi_get16(p + 2);
+        p += SHI_GROUP_HEADER;
+        if (prefix < glo || prefix > ghi) {
+            p += (Size) count * SHI_PACKED_ENTRY;
+            continue;
+        }
+        uint64 top = (uint64) prefix << 48;
+        for (int i = 0; i < count && p + SHI_PACKED_ENTRY <= pend; i++, p += SHI_PACKED_ENTRY) {
+            uint64 key = top | shi_get48(p);
+            if (key < lo || key > hi) continue;
+            /* entries start at even offsets, so the tid is 2-byte aligned like ItemPointerData */
+            f(key, (ItemPointer) (p + 6));
+        }
+    }
+    const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
+    for (p = pend; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
+        uint64 key;
+        memcpy(&key, p, sizeof(key));
+        if (key < lo || key > hi) continue;
+        f(key, (ItemPointer) (p + sizeof(uint64)));
+    }
+}
+
+template <class F>
+inline void shi_leaf_foreach(Page page, F &&f) {
+    shi_leaf_foreach_range(page, 0, PG_UINT64_MAX, f);
 }
 
 /* reloptions */
@@ -208,6 +269,13 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
 
+/* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shi_pack_tid) */
+int shi_leaf_decode(Page page, simhash::KeyTid *out);
+Size shi_packed_size(const simhash::KeyTid *a, int n);
+void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
+bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
+bool shi_leaf_layout_ok(Page page);
+
 /* phases */
 IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo);
 void shi_buildempty(Relation index);
@@ -226,7 +294,5 @@ void shi_costestimate(struct PlannerInfo *root, struct IndexPath *path, double l
                       double *indexCorrelation, double *indexPages);
 bool shi_validate(Oid opclassoid);
 
-/* scan helpers shared with the check function */
-typedef bool (*shi_entry_cb)(void *arg, uint64 key, ItemPointer tid);
 
 #endif

@@ -46,7 +46,8 @@ struct BuildState {
     Size maxitems;
     Tuplesortstate *sorts[SHI_MAX_PARTS];  // spill mode
     TupleDesc tdesc;
-    TupleTableSlot *slot;
+    TupleTableSlot *slot;   /* virtual, to put */
+    TupleTableSlot *rslot;  /* minimal tuple, to get */
     double indtuples;
     MemoryContext tmpcxt;
 };
@@ -66,6 +67,7 @@ void start_spill(BuildState *bs) {
     TupleDescInitEntry(bs->tdesc, 1, "key", INT8OID, -1, 0);
     TupleDescInitEntry(bs->tdesc, 2, "tid", INT8OID, -1, 0);
     bs->slot = MakeSingleTupleTableSlot(bs->tdesc, &TTSOpsVirtual);
+    bs->rslot = MakeSingleTupleTableSlot(bs->tdesc, &TTSOpsMinimalTuple);
     int mem = Max(maintenance_work_mem / bs->st.nparts, 1024);
     for (int p = 0; p < bs->st.nparts; p++) {
         AttrNumber att = 1;
@@ -113,7 +115,9 @@ void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull
 struct LeafWriter {
     Relation index;
     int part;
-    int cap;
+    Size limit;          /* packed bytes per page at the fillfactor */
+    simhash::KeyTid *cur; /* entries of the page being filled */
+    Size cur_bytes;
     Buffer buf;
     Page page;
     int n;
@@ -147,18 +151,33 @@ void writer_new_page(LeafWriter *w, uint64 lo) {
     w->n = 0;
 }
 
+void writer_flush(LeafWriter *w) {
+    shi_leaf_write_packed(w->page, w->cur, w->n);
+}
+
 void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
-    if (!BufferIsValid(w->buf)) writer_new_page(w, 0);
-    else if (w->n >= w->cap) writer_new_page(w, key);
-    ItemPointerData tid;
-    unpack_tid(packed, &tid);
-    shi_entry_set(shi_entry_ptr(w->page, w->n), key, &tid);
+    Size extra = SHI_PACKED_ENTRY;
+    if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) extra += SHI_GROUP_HEADER;
+    if (!BufferIsValid(w->buf)) {
+        writer_new_page(w, 0);
+        w->cur_bytes = 0;
+        extra = SHI_PACKED_ENTRY + SHI_GROUP_HEADER;
+    } else if (w->n > 0 && (Min(w->cur_bytes + extra, (Size) (w->n + 1) * SHI_TAIL_ENTRY) > w->limit ||
+                            w->n >= SHI_MAX_LEAF_ENTRIES - 2)) {
+        writer_flush(w);
+        writer_new_page(w, key);
+        w->cur_bytes = 0;
+        extra = SHI_PACKED_ENTRY + SHI_GROUP_HEADER;
+    }
+    w->cur[w->n].key = key;
+    w->cur[w->n].tid = packed;
     w->n++;
-    ((PageHeader) w->page)->pd_lower = SHI_CONTENT_OFFSET + w->n * SHI_ENTRY_SIZE;
+    w->cur_bytes += extra;
 }
 
 void writer_finish(LeafWriter *w) {
     if (!BufferIsValid(w->buf)) writer_new_page(w, 0);
+    writer_flush(w);
     MarkBufferDirty(w->buf);
     UnlockReleaseBuffer(w->buf);
     w->buf = InvalidBuffer;
@@ -247,14 +266,15 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) (bs.indtuples * nparts));
     int64 done = 0;
 
-    int cap = Max(1, (int) (SHI_LEAF_CAPACITY * fillfactor / 100));
+    Size limit = Max((Size) (SHI_LEAF_SPACE * fillfactor / 100), (Size) (SHI_GROUP_HEADER + SHI_PACKED_ENTRY));
     uint64 prev_rot = 0;
     for (int p = 0; p < nparts; p++) {
         LeafWriter w;
         memset(&w, 0, sizeof(w));
         w.index = index;
         w.part = p;
-        w.cap = cap;
+        w.limit = limit;
+        w.cur = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
         w.buf = InvalidBuffer;
         w.maxpages = 64;
         w.los = (uint64 *) palloc(sizeof(uint64) * w.maxpages);
@@ -274,10 +294,10 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
             }
         } else {
             tuplesort_performsort(bs.sorts[p]);
-            while (tuplesort_gettupleslot(bs.sorts[p], true, false, bs.slot, NULL)) {
-                slot_getallattrs(bs.slot);
-                uint64 key = (uint64) DatumGetInt64(bs.slot->tts_values[0]) ^ (UINT64CONST(1) << 63);
-                writer_add(&w, key, (uint64) DatumGetInt64(bs.slot->tts_values[1]));
+            while (tuplesort_gettupleslot(bs.sorts[p], true, false, bs.rslot, NULL)) {
+                slot_getallattrs(bs.rslot);
+                uint64 key = (uint64) DatumGetInt64(bs.rslot->tts_values[0]) ^ (UINT64CONST(1) << 63);
+                writer_add(&w, key, (uint64) DatumGetInt64(bs.rslot->tts_values[1]));
                 if ((++done & 0x3fff) == 0) {
                     CHECK_FOR_INTERRUPTS();
                     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
@@ -290,10 +310,12 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
         fill_directory(index, &meta, p, &w, MAIN_FORKNUM, NULL);
         pfree(w.los);
         pfree(w.blks);
+        pfree(w.cur);
     }
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
     if (bs.items) pfree(bs.items);
     if (bs.slot) ExecDropSingleTupleTableSlot(bs.slot);
+    if (bs.rslot) ExecDropSingleTupleTableSlot(bs.rslot);
 
     write_meta(BufferGetPage(mbuf), &meta);
     MarkBufferDirty(mbuf);

@@ -82,31 +82,30 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, u
             if (op->lo > op->hi) CORRUPT("index \"%s\" block %u: lo > hi", name, blk);
             if (op->right == InvalidBlockNumber && op->hi != PG_UINT64_MAX)
                 CORRUPT("index \"%s\" partition %d: rightmost leaf %u does not end at 2^64-1", name, p, blk);
-            if ((((PageHeader) page)->pd_lower - SHI_CONTENT_OFFSET) % SHI_ENTRY_SIZE != 0)
-                CORRUPT("index \"%s\" block %u: pd_lower is not a whole number of entries", name, blk);
+            if (!shi_leaf_layout_ok(page))
+                CORRUPT("index \"%s\" block %u: the packed groups and the tail do not add up to pd_lower", name, blk);
             if (los) {
                 los[blk] = op->lo;
                 is_leaf[blk] = true;
             }
         }
-        int n = shi_leaf_nentries(page);
+        int n = 0;
+        shi_leaf_foreach(page, [&](uint64, ItemPointer) { n++; });
         if (r.n + n > cap) {
             while (r.n + n > cap) cap *= 2;
             r.items = (simhash::KeyTid *) repalloc_huge(r.items, cap * sizeof(simhash::KeyTid));
         }
-        for (int i = 0; i < n; i++) {
-            const char *e = shi_entry_ptr(page, i);
-            uint64 key = shi_entry_key(e);
-            ItemPointerData tid;
-            shi_entry_tid(e, &tid);
+        int i = 0;
+        shi_leaf_foreach(page, [&](uint64 key, ItemPointer tid) {
             if (verify && (key < op->lo || key > op->hi))
                 CORRUPT("index \"%s\" block %u: entry %d key %llx outside [%llx, %llx]", name, blk, i,
                         (unsigned long long) key, (unsigned long long) op->lo, (unsigned long long) op->hi);
-            if (verify && !ItemPointerIsValid(&tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
+            if (verify && !ItemPointerIsValid(tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
             r.items[r.n].key = key;
-            r.items[r.n].tid = pack_tid(&tid);
+            r.items[r.n].tid = pack_tid(tid);
             r.n++;
-        }
+            i++;
+        });
         prev_hi = op->hi;
         blk = op->right;
         UnlockReleaseBuffer(buf);

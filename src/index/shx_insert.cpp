@@ -44,32 +44,14 @@ void update_directory(Relation index, const ShiState *st, int part, BlockNumber 
     }
 }
 
-inline uint64 pack_tid(ItemPointer tid) {
-    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
-}
-
-/* Splits the full, exclusively locked leaf buf while adding (key, tid); releases buf. */
-void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, uint64 key, ItemPointer tid) {
+/* Splits the full, exclusively locked leaf buf into itself and a new right page; releases buf. */
+void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhash::KeyTid *arr, int n) {
     Buffer nbuf = shi_new_buffer(index);
     BlockNumber oldblk = BufferGetBlockNumber(buf);
     BlockNumber newblk = BufferGetBlockNumber(nbuf);
-    Page opage = BufferGetPage(buf);
-    int n = shi_leaf_nentries(opage);
-    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (n + 1));
-    for (int i = 0; i < n; i++) {
-        ItemPointerData t;
-        const char *e = shi_entry_ptr(opage, i);
-        shi_entry_tid(e, &t);
-        arr[i].key = shi_entry_key(e);
-        arr[i].tid = pack_tid(&t);
-    }
-    arr[n].key = key;
-    arr[n].tid = pack_tid(tid);
-    n++;
-    simhash::sort_key_tids(arr, (uint64) n);
     int mid = n / 2;
     uint64 sep = arr[mid].key;
-    ShiPageOpaque old = *ShiPageGetOpaque(opage);
+    ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
 
     GenericXLogState *x = GenericXLogStart(index);
     Page left = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
@@ -82,19 +64,11 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, uint64
     ShiPageGetOpaque(left)->lo = old.lo;
     ShiPageGetOpaque(left)->hi = sep;
     ShiPageGetOpaque(left)->right = newblk;
-    for (int i = 0; i < n; i++) {
-        Page pg = i < mid ? left : right;
-        int j = i < mid ? i : i - mid;
-        ItemPointerData t;
-        ItemPointerSet(&t, (BlockNumber) (arr[i].tid >> 16), (OffsetNumber) (arr[i].tid & 0xffff));
-        shi_entry_set(shi_entry_ptr(pg, j), arr[i].key, &t);
-    }
-    ((PageHeader) left)->pd_lower = SHI_CONTENT_OFFSET + mid * SHI_ENTRY_SIZE;
-    ((PageHeader) right)->pd_lower = SHI_CONTENT_OFFSET + (n - mid) * SHI_ENTRY_SIZE;
+    shi_leaf_write_packed(left, arr, mid);
+    shi_leaf_write_packed(right, arr + mid, n - mid);
     GenericXLogFinish(x);
     UnlockReleaseBuffer(nbuf);
     UnlockReleaseBuffer(buf);
-    pfree(arr);
     update_directory(index, st, part, oldblk, newblk, sep, old.hi);
 }
 
@@ -104,11 +78,10 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         Page page = BufferGetPage(buf);
         ShiPageOpaque *op = ShiPageGetOpaque(page);
         PageHeader ph = (PageHeader) page;
-        if (ph->pd_lower + SHI_ENTRY_SIZE <= ph->pd_upper) {
+        if (ph->pd_lower + SHI_TAIL_ENTRY <= ph->pd_upper) {
             GenericXLogState *x = GenericXLogStart(index);
             Page p = GenericXLogRegisterBuffer(x, buf, 0);
-            shi_entry_set(shi_entry_ptr(p, shi_leaf_nentries(p)), key, tid);
-            ((PageHeader) p)->pd_lower += SHI_ENTRY_SIZE;
+            shi_leaf_append(p, key, tid);
             GenericXLogFinish(x);
             UnlockReleaseBuffer(buf);
             return;
@@ -122,7 +95,23 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
             shi_check_page(index, BufferGetPage(buf), next, SHI_LEAF);
             continue;
         }
-        split_leaf(index, st, part, buf, key, tid);
+        /* full: re-pack the page if that frees a tenth of it, else split it */
+        simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
+        int n = shi_leaf_decode(page, arr);
+        arr[n].key = key;
+        arr[n].tid = shi_pack_tid(tid);
+        n++;
+        simhash::sort_key_tids(arr, (uint64) n);
+        if (shi_packed_size(arr, n) <= SHI_LEAF_SPACE * 9 / 10) {
+            GenericXLogState *x = GenericXLogStart(index);
+            Page p = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
+            shi_leaf_write_packed(p, arr, n);
+            GenericXLogFinish(x);
+            UnlockReleaseBuffer(buf);
+        } else {
+            split_leaf(index, st, part, buf, arr, n);
+        }
+        pfree(arr);
         return;
     }
 }

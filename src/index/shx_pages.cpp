@@ -21,7 +21,7 @@ void shi_init_page(Page page, uint16 flags, uint16 part) {
     op->right = InvalidBlockNumber;
     op->flags = flags;
     op->part = part;
-    op->unused = 0;
+    op->packed_len = 0;
     op->page_id = SHI_PAGE_ID;
 }
 

@@ -47,6 +47,8 @@ struct ShiScanOpaque {
     HTAB *seen;              /* tids found so far (probe levels only) */
     bool full;               /* KNN switched to reading partition 0 whole */
     int full_lo;             /* KNN full read: collect distances in (full_lo, bound] */
+    int max_level;           /* KNN: last probe level cheaper than a full read */
+    int cap;                 /* KNN: probes keep rows within cap (complete radius of max_level) */
     int cur_d;               /* KNN: distance being returned */
     ShiHit *bucket[65];      /* KNN: pending rows by distance */
     int64 bn[65], bcap[65], bpos[65];
@@ -82,11 +84,15 @@ void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
 
 /* Does fp satisfy every scan key?  Sets *dist to the distance used for ordering. */
 inline bool matches(const ShiScanOpaque *so, uint64 fp, int *dist) {
-    for (int i = 0; i < so->nkeys; i++)
-        if (simhash::hamming_distance(fp, so->kq[i]) > so->kr[i]) return false;
+    int d0 = 0;
+    if (so->nkeys > 0) {
+        d0 = simhash::hamming_distance(fp, so->kq[0]);
+        if (d0 > so->kr[0]) return false;
+        for (int i = 1; i < so->nkeys; i++)
+            if (simhash::hamming_distance(fp, so->kq[i]) > so->kr[i]) return false;
+    }
     if (so->has_order && !so->order_null) *dist = simhash::hamming_distance(fp, so->order_q);
-    else if (so->nkeys > 0) *dist = simhash::hamming_distance(fp, so->kq[0]);
-    else *dist = 0;
+    else *dist = d0;
     return true;
 }
 
@@ -105,15 +111,12 @@ void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
 }
 
 /* Checks every entry of a leaf page, adding matches (and, for KNN, only unseen tids). */
-void scan_page(ShiScanOpaque *so, Page page, int rot) {
-    int n = shi_leaf_nentries(page);
-    for (int i = 0; i < n; i++) {
-        const char *e = shi_entry_ptr(page, i);
-        uint64 fp = simhash::rotr64(shi_entry_key(e), rot);
+void scan_page(ShiScanOpaque *so, Page page, int rot, uint64 lo, uint64 hi) {
+    shi_leaf_foreach_range(page, lo, hi, [&](uint64 key, ItemPointer tidp) {
+        uint64 fp = simhash::rotr64(key, rot);
         int dist;
-        if (!matches(so, fp, &dist)) continue;
-        ItemPointerData tid;
-        shi_entry_tid(e, &tid);
+        if (!matches(so, fp, &dist)) return;
+        ItemPointerData tid = *tidp;
         if (so->knn) {
             if (so->full) {
                 /*
@@ -121,38 +124,36 @@ void scan_page(ShiScanOpaque *so, Page page, int rot) {
                  * in a window (full_lo, bound]; the first read also takes the rows at
                  * the current distance not found by the probes.
                  */
-                if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) continue;
-                if (dist <= so->full_lo && hash_search(so->seen, &tid, HASH_FIND, NULL) != NULL) continue;
+                if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) return;
+                if (dist <= so->full_lo && hash_search(so->seen, &tid, HASH_FIND, NULL) != NULL) return;
             } else {
+                /* rows beyond cap are left to the full reads that follow the last level */
+                if (dist > so->cap) return;
                 bool found;
                 hash_search(so->seen, &tid, HASH_ENTER, &found);
-                if (found) continue;
+                if (found) return;
             }
             knn_add(so, &tid, fp, dist);
-            continue;
+            return;
         }
         add_hit(so, &tid, fp, dist);
-    }
+    });
 }
 
 /*
- * Scans, in partition part, every leaf page that may hold a key in one of the
- * sorted, disjoint ranges [lo[i], hi[i]], each page at most once.
+ * Reads, in partition part, the entries with keys in the sorted, disjoint
+ * ranges [lo[i], hi[i]].  A range starts at the directory's hint, or at the
+ * page where the previous range ended when that page reaches this range
+ * (every page left of it ends below the previous range, so it is the first
+ * page with hi >= the new start).
  */
 void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, const uint64 *hi, int64 nranges) {
     bool have = false;
-    uint64 cur_hi = 0;
-    BlockNumber cur_right = InvalidBlockNumber;
+    uint64 last_hi = 0;
+    BlockNumber last_blk = InvalidBlockNumber;
     for (int64 r = 0; r < nranges; r++) {
         uint64 a = lo[r], b = hi[r];
-        BlockNumber blk;
-        if (have && cur_hi >= a) {
-            /* the last scanned page is the first one with hi >= a: it was scanned already */
-            if (cur_hi > b || cur_right == InvalidBlockNumber) continue;
-            blk = cur_right;
-        } else {
-            blk = shi_dir_lookup(index, &so->st, part, a);
-        }
+        BlockNumber blk = (have && last_hi >= a) ? last_blk : shi_dir_lookup(index, &so->st, part, a);
         for (;;) {
             Buffer buf = ReadBuffer(index, blk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -166,11 +167,11 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
                 blk = right;
                 continue;
             }
-            scan_page(so, page, so->st.rot[part]);
+            scan_page(so, page, so->st.rot[part], a, b);
             UnlockReleaseBuffer(buf);
             have = true;
-            cur_hi = phi;
-            cur_right = right;
+            last_hi = phi;
+            last_blk = blk;
             CHECK_FOR_INTERRUPTS();
             if (phi > b || right == InvalidBlockNumber) break;
             blk = right;
@@ -240,7 +241,7 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
     int t = so->level;
     double cost = 0;
     for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
-    if (so->full || cost > leaf_pages_per_part(index, &so->st) || cost == 0) {
+    if (so->full || t > so->max_level || cost == 0) {
         /*
          * Read partition 0 whole, keeping only a window of distances so memory
          * stays proportional to what is returned; a further window needs a
@@ -280,6 +281,16 @@ void start_scan(IndexScanDesc scan) {
         so->level = 0;
         so->cur_d = 0;
         so->full = false;
+        /* probe levels while each costs less than reading a partition whole */
+        double pages = leaf_pages_per_part(scan->indexRelation, &so->st);
+        so->max_level = -1;
+        for (int t = 0; t <= 64; t++) {
+            double cost = 0;
+            for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
+            if (cost == 0 || cost > pages) break;
+            so->max_level = t;
+        }
+        so->cap = so->max_level >= 0 ? simhash::complete_radius_after_level(so->st.nparts, so->max_level) : -1;
     } else {
         radius_search(scan->indexRelation, so);
         if (so->has_order && so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist);

@@ -35,35 +35,28 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
                 UnlockReleaseBuffer(buf);
                 continue;
             }
-            int n = shi_leaf_nentries(page);
+            simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
+            int n = shi_leaf_decode(page, items);
             int ndead = 0;
-            bool *dead = NULL;
             if (callback) {
-                dead = (bool *) palloc0(sizeof(bool) * Max(n, 1));
-                for (int i = 0; i < n; i++) {
-                    ItemPointerData tid;
-                    shi_entry_tid(shi_entry_ptr(page, i), &tid);
-                    if (callback(&tid, callback_state)) {
-                        dead[i] = true;
-                        ndead++;
-                    }
-                }
-            }
-            if (ndead > 0) {
-                GenericXLogState *x = GenericXLogStart(index);
-                Page p = GenericXLogRegisterBuffer(x, buf, 0);
                 int j = 0;
                 for (int i = 0; i < n; i++) {
-                    if (dead[i]) continue;
-                    if (i != j) memmove(shi_entry_ptr(p, j), shi_entry_ptr(p, i), SHI_ENTRY_SIZE);
-                    j++;
+                    ItemPointerData tid;
+                    shi_unpack_tid(items[i].tid, &tid);
+                    if (callback(&tid, callback_state)) ndead++;
+                    else items[j++] = items[i];
                 }
-                ((PageHeader) p)->pd_lower = SHI_CONTENT_OFFSET + j * SHI_ENTRY_SIZE;
-                GenericXLogFinish(x);
+                if (ndead > 0) {
+                    simhash::sort_key_tids(items, (uint64) j);
+                    GenericXLogState *x = GenericXLogStart(index);
+                    Page p = GenericXLogRegisterBuffer(x, buf, 0);
+                    shi_leaf_write_packed(p, items, j);
+                    GenericXLogFinish(x);
+                }
             }
+            pfree(items);
             stats->tuples_removed += (double) ndead / st.nparts;
             live += n - ndead;
-            if (dead) pfree(dead);
             UnlockReleaseBuffer(buf);
         }
     }

@@ -75,7 +75,7 @@ SQL
 psql_q -c "CREATE EXTENSION simhash" || exit 1
 RESULTS="$TMP/results"
 : >"$RESULTS"
-row() { printf '%-34s %s\n' "$1" "$2" | tee -a "$RESULTS"; }
+row() { printf '%-46s %s\n' "$1" "$2" | tee -a "$RESULTS"; }
 
 bench_set() {  # bench_set LABEL  (table base(id, fp) and queries(k, q) exist)
     local label=$1 t0 t1 nrows
@@ -123,7 +123,11 @@ SQL
 SELECT id FROM base ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
 SQL
     cat >"$TMP/knn_sh.sql" <<'SQL'
-\set k random(1, 1000)
+\set k random(1, 500)
+SELECT id FROM t_sh ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
+SQL
+    cat >"$TMP/knn_sh_u.sql" <<'SQL'
+\set k random(501, 1000)
 SELECT id FROM t_sh ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
 SQL
     chmod a+r "$TMP"/*.sql
@@ -143,7 +147,8 @@ SQL
     row "radius-3 p50/p95 ms, four btrees" "$(latency "$TMP/r3_bt.sql" "$NQ")"
     row "radius-3 p50/p95 ms, simhash" "$(latency "$TMP/r3_sh.sql" "$NQ")"
     row "KNN-10 p50/p95 ms, seq scan" "$(latency "$TMP/knn_seq.sql" "$NSEQ")"
-    row "KNN-10 p50/p95 ms, simhash" "$(latency "$TMP/knn_sh.sql" "$NQ")"
+    row "KNN-10 p50/p95 ms, simhash (q in a cluster)" "$(latency "$TMP/knn_sh.sql" "$NQ")"
+    row "KNN-10 p50/p95 ms, simhash (q uniform)" "$(latency "$TMP/knn_sh_u.sql" "$((NQ / 10))")"
     row "build s, four btrees" "$bt_build"
     row "build s, simhash" "$sh_build"
     row "size MiB, four btrees" "$bt_size"
@@ -156,7 +161,8 @@ SQL
 }
 
 for n in "${SIZES[@]}"; do
-    # 90% uniform random, 10% near-duplicates (1-3 bits flipped) of random rows
+    # 90% uniform random; 10% in planted clusters of 20 near-duplicates
+    # (1-3 bits flipped) around the first N/200 rows
     psql_q -c "DROP TABLE IF EXISTS base, queries;
         CREATE TABLE base (id bigint, fp simhash);
         INSERT INTO base SELECT i, ((hashint8(i)::bigint << 32) | (hashint8(i + 9000000000)::bigint & 4294967295))::simhash
@@ -165,12 +171,14 @@ for n in "${SIZES[@]}"; do
         INSERT INTO base SELECT ($n * 0.9)::bigint + i,
                (fp::bigint # (1::bigint << (abs(hashint8(i * 3)) % 64)) # (1::bigint << (abs(hashint8(i * 5)) % 64))
                            # CASE WHEN i % 2 = 0 THEN 1::bigint << (abs(hashint8(i * 7)) % 64) ELSE 0 END)::simhash
-            FROM (SELECT i, (SELECT fp FROM base b WHERE b.id = 1 + abs(hashint8(i)) % ($n * 0.9)::bigint) AS fp
+            FROM (SELECT i, (SELECT fp FROM base b WHERE b.id = 1 + (i - 1) / 20) AS fp
                   FROM generate_series(1, $n - ($n * 0.9)::bigint) i) s;
-        -- queries: fingerprints of random rows with 0-2 bits flipped (a near-duplicate lookup)
+        -- queries 1-500: a member of a planted cluster; 501-1000: a uniform row; 0-2 bits flipped
         CREATE TABLE queries (k int PRIMARY KEY, q simhash);
         INSERT INTO queries SELECT k, (b.fp::bigint # CASE WHEN k % 3 = 0 THEN 0 ELSE 1::bigint << (k % 64) END)::simhash
-            FROM generate_series(1, 1000) k JOIN base b ON b.id = 1 + abs(hashint8(k + 77)) % $n;
+            FROM generate_series(1, 1000) k
+            JOIN base b ON b.id = CASE WHEN k <= 500 THEN ($n * 0.9)::bigint + 1 + abs(hashint8(k + 77)) % ($n / 10)
+                                       ELSE ($n / 200) + 1 + abs(hashint8(k + 77)) % ($n * 0.9 - $n / 200)::bigint END;
         DROP INDEX base_id_idx;" || exit 1
     bench_set "uniform + planted near-duplicates, N=$n"
 done
@@ -182,6 +190,7 @@ if [ "$SKEW" -gt 0 ]; then
     psql_q -c "DROP TABLE IF EXISTS base, queries, words;
         CREATE TABLE words (n serial, w text);
         COPY words (w) FROM '$TMP/words';
+        CREATE INDEX ON words (n);
         CREATE TABLE base (id bigint, fp simhash);
         INSERT INTO base SELECT i, simhash((SELECT string_agg(w, ' ' ORDER BY n) FROM words
                                             WHERE n BETWEEN s AND s + 40 + (i % 3)))
