@@ -236,7 +236,7 @@ CREATE FUNCTION @extschema@.simhash_fingerprint_trigger() RETURNS trigger
 COMMENT ON FUNCTION @extschema@.simhash_fingerprint_trigger()
     IS 'BEFORE INSERT OR UPDATE row trigger: simhash_fingerprint_trigger(target_column, source_column [, ...])';
 
--- ==== index access method (owned by the index engineer) ====
+-- ==== index access method (src/index) ====
 
 CREATE FUNCTION @extschema@.simhash_index_handler(internal) RETURNS index_am_handler
     AS 'MODULE_PATHNAME', 'simhash_index_handler' LANGUAGE C;
