@@ -91,6 +91,8 @@ static void merge_into_table(IdfAggState* state, const simhash::IdfEntry* other,
     simhash::IdfEntry* merged = (simhash::IdfEntry*) alloc_huge(state->context, state->table_count + other_count,
                                                                 sizeof(simhash::IdfEntry));
     size_t count = simhash::merge_idf(state->table, state->table_count, other, other_count, merged);
+    if (count < (state->table_count + other_count) / 2) /* many shared hashes: give the rest back */
+        merged = (simhash::IdfEntry*) repalloc_huge(merged, count * sizeof(simhash::IdfEntry));
     if (state->table) pfree(state->table);
     state->table = merged;
     state->table_count = count;
