@@ -236,6 +236,78 @@ CREATE FUNCTION @extschema@.simhash_fingerprint_trigger() RETURNS trigger
 COMMENT ON FUNCTION @extschema@.simhash_fingerprint_trigger()
     IS 'BEFORE INSERT OR UPDATE row trigger: simhash_fingerprint_trigger(target_column, source_column [, ...])';
 
+-- ==== corpus weights (IDF) ====
+
+CREATE TYPE @extschema@.simhash_idf;
+
+CREATE FUNCTION @extschema@.simhash_idf_in(cstring) RETURNS @extschema@.simhash_idf
+    AS 'MODULE_PATHNAME', 'simhash_idf_in' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_out(@extschema@.simhash_idf) RETURNS cstring
+    AS 'MODULE_PATHNAME', 'simhash_idf_out' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_recv(internal) RETURNS @extschema@.simhash_idf
+    AS 'MODULE_PATHNAME', 'simhash_idf_recv' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_send(@extschema@.simhash_idf) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'simhash_idf_send' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE TYPE @extschema@.simhash_idf (
+    INPUT = @extschema@.simhash_idf_in,
+    OUTPUT = @extschema@.simhash_idf_out,
+    RECEIVE = @extschema@.simhash_idf_recv,
+    SEND = @extschema@.simhash_idf_send,
+    INTERNALLENGTH = VARIABLE,
+    ALIGNMENT = double,
+    STORAGE = extended
+);
+COMMENT ON TYPE @extschema@.simhash_idf
+    IS 'corpus document frequencies of features, built by simhash_idf_agg, for IDF-weighted fingerprints';
+
+CREATE FUNCTION @extschema@.simhash_idf_agg_transfn(internal, text) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_idf_agg_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_agg_tokenized_transfn(internal, text, text, integer) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_idf_agg_tokenized_transfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_agg_combinefn(internal, internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_idf_agg_combinefn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_agg_finalfn(internal) RETURNS @extschema@.simhash_idf
+    AS 'MODULE_PATHNAME', 'simhash_idf_agg_finalfn' LANGUAGE C IMMUTABLE PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_agg_serializefn(internal) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'simhash_idf_agg_serializefn' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_idf_agg_deserializefn(bytea, internal) RETURNS internal
+    AS 'MODULE_PATHNAME', 'simhash_idf_agg_deserializefn' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+
+CREATE AGGREGATE @extschema@.simhash_idf_agg(document text) (
+    SFUNC = @extschema@.simhash_idf_agg_transfn,
+    STYPE = internal,
+    FINALFUNC = @extschema@.simhash_idf_agg_finalfn,
+    COMBINEFUNC = @extschema@.simhash_idf_agg_combinefn,
+    SERIALFUNC = @extschema@.simhash_idf_agg_serializefn,
+    DESERIALFUNC = @extschema@.simhash_idf_agg_deserializefn,
+    PARALLEL = SAFE
+);
+CREATE AGGREGATE @extschema@.simhash_idf_agg(document text, tokenizer text, n integer) (
+    SFUNC = @extschema@.simhash_idf_agg_tokenized_transfn,
+    STYPE = internal,
+    FINALFUNC = @extschema@.simhash_idf_agg_finalfn,
+    COMBINEFUNC = @extschema@.simhash_idf_agg_combinefn,
+    SERIALFUNC = @extschema@.simhash_idf_agg_serializefn,
+    DESERIALFUNC = @extschema@.simhash_idf_agg_deserializefn,
+    PARALLEL = SAFE
+);
+COMMENT ON AGGREGATE @extschema@.simhash_idf_agg(text)
+    IS 'document frequencies of the features of simhash(text), for simhash(text, simhash_idf)';
+COMMENT ON AGGREGATE @extschema@.simhash_idf_agg(text, text, integer)
+    IS 'document frequencies of the features of simhash(text, tokenizer, n), for simhash(text, simhash_idf, tokenizer, n)';
+
+CREATE FUNCTION @extschema@.simhash(document text, idf @extschema@.simhash_idf) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text_idf' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text, @extschema@.simhash_idf)
+    IS 'SimHash of a text, every occurrence of a feature weighted ln(1 + N / df) by the corpus counts';
+
+CREATE FUNCTION @extschema@.simhash(document text, idf @extschema@.simhash_idf, tokenizer text, n integer)
+    RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_text_idf_tokenized' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(text, @extschema@.simhash_idf, text, integer)
+    IS 'IDF-weighted SimHash of a text with the tokenizer the simhash_idf was counted with';
+
 -- ==== index access method (src/index) ====
 
 CREATE FUNCTION @extschema@.simhash_index_handler(internal) RETURNS index_am_handler

@@ -1,0 +1,141 @@
+-- Corpus weights: the simhash_idf type, simhash_idf_agg and simhash(text, simhash_idf).
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\getenv abs_builddir PG_ABS_BUILDDIR
+\set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
+\i :sqlstate_of
+
+CREATE TABLE idf_corpus (id int PRIMARY KEY, body text);
+INSERT INTO idf_corpus VALUES
+  (1, 'The cat sat on the mat.'), (2, 'The dog ate the bone, the dog slept.'),
+  (3, 'The sun rose over the hill'), (4, 'A bird sang in the tree'),
+  (5, 'The river ran to the sea; a cat watched'), (6, NULL), (7, '...');
+
+-- The text form is a summary.  NULL documents are skipped; a document without
+-- features still counts.  Only features in two or more documents are stored
+-- (here: the, cat, a).
+SELECT simhash_idf_agg(body) FROM idf_corpus;
+SELECT simhash_idf_agg(body, 'chars', 3) FROM idf_corpus;
+SELECT simhash_idf_agg(body) IS NULL AS no_rows FROM idf_corpus WHERE false;
+SELECT simhash_idf_agg(body) IS NULL AS only_nulls FROM idf_corpus WHERE body IS NULL;
+SELECT simhash_idf_agg(body, NULL, 2) IS NULL AS null_tokenizer_skipped FROM idf_corpus;
+SELECT simhash_idf_agg(body) FROM idf_corpus WHERE id = 1;
+SELECT simhash_idf_agg(body) FROM idf_corpus GROUP BY id % 2 ORDER BY id % 2;
+
+-- The text form cannot be read back.
+SELECT 'simhash_idf(documents=6, features=3, tokenizer=mixed, n=2)'::simhash_idf;
+
+CREATE TABLE idf_value AS
+SELECT simhash_idf_agg(body) AS idf, count(body) AS documents FROM idf_corpus;
+
+-- simhash(document, idf) is simhash(features, weights) with every occurrence
+-- weighted ln(1 + N / df), df counted here by hand (df = 1 for a feature in
+-- one document, or none).
+CREATE TABLE idf_df AS
+SELECT f AS feature, count(DISTINCT id) AS df FROM idf_corpus, unnest(simhash_features(body)) f GROUP BY f;
+SELECT d.id, simhash(d.body, v.idf) AS idf_weighted,
+       simhash(d.body, v.idf) IS NOT DISTINCT FROM
+       (SELECT simhash(array_agg(u.f ORDER BY u.o),
+                       array_agg(ln(1 + v.documents::float8 / coalesce(df.df, 1)) ORDER BY u.o))
+          FROM unnest(simhash_features(d.body)) WITH ORDINALITY u(f, o)
+          LEFT JOIN idf_df df ON df.feature = u.f) AS equals_by_hand
+  FROM idf_corpus d, idf_value v ORDER BY d.id;
+SELECT simhash('The dog and the unicorn', v.idf) =
+       (SELECT simhash(array_agg(u.f ORDER BY u.o),
+                       array_agg(ln(1 + v.documents::float8 / coalesce(df.df, 1)) ORDER BY u.o))
+          FROM unnest(simhash_features('The dog and the unicorn')) WITH ORDINALITY u(f, o)
+          LEFT JOIN idf_df df ON df.feature = u.f) AS new_document_equals_by_hand
+  FROM idf_value v;
+
+-- A word in (almost) every document weighs least: next to an unseen word it
+-- no longer decides any bit, while unweighted the two tie and split the bits.
+SELECT simhash('the zebra', v.idf) = simhash('zebra'::text) AS rare_word_decides,
+       simhash('the zebra'::text) = simhash('zebra'::text) AS unweighted_decides
+  FROM idf_value v;
+-- Weighted through the published weighted-vote path: one weighted vote per occurrence.
+SELECT simhash('cat cat the', v.idf) = simhash(ARRAY['cat', 'cat', 'the'],
+                                              ARRAY[ln(1 + 6 / 2.0), ln(1 + 6 / 2.0), ln(1 + 6 / 5.0)]::float8[])
+       AS term_frequency_times_idf
+  FROM idf_value v;
+
+-- NULLs and values without features.
+SELECT simhash(NULL::text, v.idf) IS NULL AS null_text, simhash('x', NULL::simhash_idf) IS NULL AS null_idf,
+       simhash('', v.idf) IS NULL AS empty, simhash('!?', v.idf, 'mixed', 2) IS NULL AS punctuation
+  FROM idf_value v;
+
+-- Tokenizer arguments: the errors of simhash(text, tokenizer, n), and the
+-- tokenizer must be the one the counts were made with.
+SELECT simhash('text', v.idf, 'sentences', 2) FROM idf_value v;
+SELECT simhash('text', v.idf, 'mixed', 0) FROM idf_value v;
+SELECT simhash('text', v.idf, 'words', 2) FROM idf_value v;
+SELECT simhash('text', v.idf, 'mixed', 2) = simhash('text', v.idf) AS defaults_are_mixed_2 FROM idf_value v;
+SELECT simhash('some text', simhash_idf_agg(body, 'words', 2), 'words', 2) IS NOT NULL AS words_2
+  FROM idf_corpus;
+SELECT simhash_idf_agg(body, 'sentences', 2) FROM idf_corpus;
+SELECT simhash_idf_agg(body, CASE WHEN id < 3 THEN 'mixed' ELSE 'chars' END, 2) FROM idf_corpus;
+SELECT pg_temp.sqlstate_of($$SELECT 'x'::simhash_idf$$) AS text_input,
+       pg_temp.sqlstate_of($$SELECT simhash('t', idf, 'sentences', 2) FROM idf_value$$) AS unknown_tokenizer,
+       pg_temp.sqlstate_of($$SELECT simhash('t', idf, 'words', 33) FROM idf_value$$) AS bad_n,
+       pg_temp.sqlstate_of($$SELECT simhash('t', idf, 'chars', 2) FROM idf_value$$) AS other_tokenizer,
+       pg_temp.sqlstate_of($$SELECT simhash_idf_agg(body, 'words', 0) FROM idf_corpus$$) AS agg_bad_n;
+
+-- The binary form carries the table and round-trips (COPY BINARY).
+CREATE TABLE idf_copy (idf simhash_idf);
+\set copy_file :abs_builddir '/results/idf_copy.bin'
+COPY idf_value (idf) TO :'copy_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'copy_file' WITH (FORMAT binary);
+SELECT c.idf::text, simhash_idf_send(c.idf) = simhash_idf_send(v.idf) AS binary_round_trip
+  FROM idf_copy c, idf_value v;
+
+-- Documents sharing only common words: IDF weighting pulls them apart.
+CREATE TABLE idf_articles AS
+SELECT g AS id,
+       'the of and to in is it that was for on with as by at from this be are or '
+       || 'topic' || g || ' subject' || g || ' item' || (g % 300) || ' part' || (g % 250) AS body
+  FROM generate_series(1, 600) g;
+CREATE TABLE idf_articles_value AS SELECT simhash_idf_agg(body) AS idf FROM idf_articles;
+SELECT idf FROM idf_articles_value;
+SELECT simhash(a.body, v.idf) <-> simhash(b.body, v.idf) > simhash(a.body) <-> simhash(b.body) AS farther_apart,
+       simhash(a.body) <-> simhash(b.body) AS unweighted_distance
+  FROM idf_articles a, idf_articles b, idf_articles_value v WHERE a.id = 1 AND b.id = 2;
+SELECT avg(simhash(a.body, v.idf) <-> simhash(b.body, v.idf)) > avg(simhash(a.body) <-> simhash(b.body))
+       AS farther_on_average
+  FROM idf_articles a, idf_articles b, idf_articles_value v WHERE a.id < b.id AND a.id <= 30 AND b.id <= 30;
+
+-- The value is TOASTed when large; the cache tells two idf arguments apart
+-- (one stored out of line, one inline) even when they alternate from row to row.
+SELECT pg_column_size(idf) < octet_length(simhash_idf_send(idf)) AS compressed,
+       (SELECT pg_relation_size(reltoastrelid) > 0 FROM pg_class WHERE relname = 'idf_articles_value') AS out_of_line
+  FROM idf_articles_value;
+CREATE TABLE idf_two (name text, idf simhash_idf);
+INSERT INTO idf_two SELECT 'small', idf FROM idf_value UNION ALL SELECT 'articles', idf FROM idf_articles_value;
+SELECT count(*) AS rows, count(*) FILTER (WHERE fp IS DISTINCT FROM expected) AS mismatches
+  FROM (SELECT a.id, t.name, simhash(a.body, t.idf) AS fp,
+               CASE t.name WHEN 'small' THEN (SELECT simhash(a.body, idf) FROM idf_value)
+                           ELSE (SELECT simhash(a.body, idf) FROM idf_articles_value) END AS expected
+          FROM idf_articles a CROSS JOIN LATERAL (SELECT * FROM idf_two WHERE a.id IS NOT NULL) t
+         WHERE a.id <= 50) s;
+
+-- More features than the aggregate buffers (2^20) before merging them into its table.
+SELECT simhash_idf_agg('w' || (g % 1000) || ' x' || g || ' y' || g || ' z' || (g % 77))
+  FROM generate_series(1, 300000) g;
+
+-- In parallel: partial states are serialized, combined and give the same value.
+CREATE TABLE idf_serial AS SELECT simhash_idf_send(simhash_idf_agg(body)) AS bytes FROM idf_articles;
+SET parallel_setup_cost = 0;
+SET parallel_tuple_cost = 0;
+SET min_parallel_table_scan_size = 0;
+SET max_parallel_workers_per_gather = 2;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT simhash_idf_agg(body) FROM idf_articles;
+SELECT simhash_idf_send(simhash_idf_agg(body)) = (SELECT bytes FROM idf_serial) AS parallel_equals_serial
+  FROM idf_articles;
+RESET parallel_leader_participation;
+RESET max_parallel_workers_per_gather;
+RESET min_parallel_table_scan_size;
+RESET parallel_tuple_cost;
+RESET parallel_setup_cost;
+
+DROP TABLE idf_copy, idf_corpus, idf_value, idf_df, idf_articles, idf_articles_value, idf_two, idf_serial;

@@ -1,0 +1,57 @@
+// Corpus document frequencies for IDF-weighted SimHash.
+//
+// A table is an array of IdfEntry in strictly increasing hash order: the
+// feature's hash (feature_hash(), exactly as the fingerprint computes it) and
+// its document frequency df, the number of documents the feature occurs in
+// (once per document however often it repeats there).  Features in fewer than
+// kIdfMinStoredDf documents are not stored, so a feature missing from the
+// table has df <= 1 and is weighed as df = 1.
+//
+// Every function works on caller-provided memory and never allocates.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace simhash {
+
+struct IdfEntry {
+    uint64_t hash;
+    uint64_t df;
+};
+static_assert(sizeof(IdfEntry) == 16, "stored as two 64-bit words");
+
+// The smallest df a finished table keeps.
+constexpr uint64_t kIdfMinStoredDf = 2;
+
+// Sorts hashes and removes repeats; returns how many distinct hashes remain
+// at the front.
+size_t sort_unique(uint64_t* hashes, size_t count) noexcept;
+
+// Sorts hashes (which may repeat) and writes one entry per distinct hash, its
+// df being how often it occurs, to out (room for count entries).  Returns the
+// number of entries written.
+size_t count_hashes(uint64_t* hashes, size_t count, IdfEntry* out) noexcept;
+
+// Merges two tables, adding the df of equal hashes; out (room for na + nb
+// entries) must not overlap either input.  Returns the number written.
+size_t merge_idf(const IdfEntry* a, size_t na, const IdfEntry* b, size_t nb, IdfEntry* out) noexcept;
+
+// Copies the entries with df >= min_df to out (which may equal table).
+// Returns the number kept.
+size_t keep_common(const IdfEntry* table, size_t count, uint64_t min_df, IdfEntry* out) noexcept;
+
+// True when the hashes strictly increase and min_df <= df <= documents.
+bool idf_table_valid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept;
+
+// The df of hash by binary search, or 0 when the table does not hold it.
+uint64_t idf_lookup(const IdfEntry* table, size_t count, uint64_t hash) noexcept;
+
+// The weight of one occurrence of a feature in a corpus of `documents`
+// documents: ln(1 + N / df), with df taken as 1 when it is below 1 (a
+// feature missing from the table).  Positive for every feature; ln 2 for a
+// feature in every document.  Computed in double exactly as written, so SQL's
+// ln(1 + N::float8 / df) gives the same value.
+double idf_weight(uint64_t documents, uint64_t df) noexcept;
+
+}  // namespace simhash

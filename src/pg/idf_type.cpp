@@ -1,0 +1,122 @@
+/*
+ * The simhash_idf type's I/O.  The text form is a summary, not the table:
+ * simhash_idf(documents=300, features=1234, tokenizer=mixed, n=2), so text
+ * input is refused (build values with simhash_idf_agg()).  The binary form
+ * carries the whole table and is checked on receipt.
+ */
+#include "idf_datum.h"
+
+extern "C" {
+#include "libpq/pqformat.h"
+#include "utils/builtins.h"
+#include "utils/memutils.h"
+
+PG_FUNCTION_INFO_V1(simhash_idf_in);
+PG_FUNCTION_INFO_V1(simhash_idf_out);
+PG_FUNCTION_INFO_V1(simhash_idf_recv);
+PG_FUNCTION_INFO_V1(simhash_idf_send);
+}
+
+SimhashIdfHeader* make_idf_value(simhash::TokenizerKind kind, int n, uint64 documents,
+                                 const simhash::IdfEntry* table, size_t count) {
+    size_t kept = 0;
+    for (size_t i = 0; i < count; ++i) kept += table[i].df >= simhash::kIdfMinStoredDf;
+    size_t size = idf_value_size(kept);
+    if (!AllocSizeIsValid(size))
+        ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                        errmsg("simhash_idf of %zu features is too large", kept),
+                        errdetail("A value holds at most %zu features.",
+                                  (MaxAllocSize - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry))));
+    SimhashIdfHeader* value = (SimhashIdfHeader*) palloc0(size);
+    SET_VARSIZE(value, size);
+    value->version = kIdfFormatVersion;
+    value->tokenizer = (uint8) kind;
+    value->ngram = (uint8) n;
+    value->documents = documents;
+    value->entries = simhash::keep_common(table, count, simhash::kIdfMinStoredDf,
+                                          (simhash::IdfEntry*) idf_entries(value));
+    return value;
+}
+
+bool idf_value_valid(const SimhashIdfHeader* value) {
+    size_t size = VARSIZE(value);
+    return size >= sizeof(SimhashIdfHeader) && value->version == kIdfFormatVersion &&
+           value->tokenizer <= (uint8) simhash::TokenizerKind::kMixed && value->ngram >= 1 &&
+           value->ngram <= simhash::kMaxNgram && value->documents >= 1 &&
+           value->entries <= (size - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry) &&
+           size == idf_value_size(value->entries) &&
+           simhash::idf_table_valid(idf_entries(value), value->entries, value->documents, simhash::kIdfMinStoredDf);
+}
+
+extern "C" Datum simhash_idf_in(PG_FUNCTION_ARGS) {
+    ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                    errmsg("simhash_idf cannot be entered as text: \"%s\"", PG_GETARG_CSTRING(0)),
+                    errdetail("The text form of simhash_idf is a summary, not the table."),
+                    errhint("Build the value with simhash_idf_agg(document).")));
+    PG_RETURN_NULL();
+}
+
+/* Only the header is read: a large value is not detoasted in full. */
+extern "C" Datum simhash_idf_out(PG_FUNCTION_ARGS) {
+    const SimhashIdfHeader* value = (const SimhashIdfHeader*) PG_DETOAST_DATUM_SLICE(
+        PG_GETARG_DATUM(0), 0, sizeof(SimhashIdfHeader) - VARHDRSZ);
+    if (VARSIZE(value) < sizeof(SimhashIdfHeader) || value->tokenizer > (uint8) simhash::TokenizerKind::kMixed)
+        ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("invalid simhash_idf value in output")));
+    PG_RETURN_CSTRING(psprintf("simhash_idf(documents=%llu, features=%llu, tokenizer=%s, n=%d)",
+                               (unsigned long long) value->documents, (unsigned long long) value->entries,
+                               simhash::tokenizer_name((simhash::TokenizerKind) value->tokenizer),
+                               (int) value->ngram));
+}
+
+/* version, tokenizer, n (one byte each), documents, count, then count (hash, df) pairs: 64-bit, network order. */
+extern "C" Datum simhash_idf_send(PG_FUNCTION_ARGS) {
+    const SimhashIdfHeader* value = (const SimhashIdfHeader*) PG_DETOAST_DATUM(PG_GETARG_DATUM(0));
+    StringInfoData buf;
+    pq_begintypsend(&buf);
+    pq_sendbyte(&buf, value->version);
+    pq_sendbyte(&buf, value->tokenizer);
+    pq_sendbyte(&buf, value->ngram);
+    pq_sendint64(&buf, (int64) value->documents);
+    pq_sendint64(&buf, (int64) value->entries);
+    const simhash::IdfEntry* entries = idf_entries(value);
+    for (uint64 i = 0; i < value->entries; ++i) {
+        pq_sendint64(&buf, (int64) entries[i].hash);
+        pq_sendint64(&buf, (int64) entries[i].df);
+    }
+    PG_RETURN_BYTEA_P(pq_endtypsend(&buf));
+}
+
+extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
+    StringInfo buf = (StringInfo) PG_GETARG_POINTER(0);
+    int version = pq_getmsgbyte(buf);
+    int tokenizer = pq_getmsgbyte(buf);
+    int ngram = pq_getmsgbyte(buf);
+    uint64 documents = (uint64) pq_getmsgint64(buf);
+    uint64 count = (uint64) pq_getmsgint64(buf);
+    if (version != kIdfFormatVersion)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                        errmsg("unsupported simhash_idf format version %d", version)));
+    if (count > (uint64) (buf->len - buf->cursor) / (2 * sizeof(int64)))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                        errmsg("simhash_idf claims %llu features but carries %d bytes of them",
+                               (unsigned long long) count, buf->len - buf->cursor)));
+    SimhashIdfHeader* value = (SimhashIdfHeader*) palloc0(idf_value_size(count));
+    SET_VARSIZE(value, idf_value_size(count));
+    value->version = (uint8) version;
+    value->tokenizer = (uint8) tokenizer;
+    value->ngram = (uint8) ngram;
+    value->documents = documents;
+    value->entries = count;
+    simhash::IdfEntry* entries = (simhash::IdfEntry*) idf_entries(value);
+    for (uint64 i = 0; i < count; ++i) {
+        entries[i].hash = (uint64) pq_getmsgint64(buf);
+        entries[i].df = (uint64) pq_getmsgint64(buf);
+    }
+    if (!idf_value_valid(value))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                        errmsg("invalid simhash_idf binary value: %llu documents, tokenizer %d, n %d, %llu features",
+                               (unsigned long long) documents, tokenizer, ngram, (unsigned long long) count),
+                        errdetail("Needs at least 1 document, a known tokenizer, 1 <= n <= %d, strictly "
+                                  "increasing hashes and 2 <= df <= documents.", simhash::kMaxNgram)));
+    PG_RETURN_POINTER(value);
+}

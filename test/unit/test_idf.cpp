@@ -1,0 +1,141 @@
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "features.hpp"
+#include "fingerprint.hpp"
+#include "idf.hpp"
+
+using simhash::IdfEntry;
+
+namespace simhash {  // found by argument-dependent lookup from std::vector's ==
+static bool operator==(const IdfEntry& a, const IdfEntry& b) { return a.hash == b.hash && a.df == b.df; }
+static void PrintTo(const IdfEntry& e, std::ostream* os) { *os << "{" << e.hash << ", df " << e.df << "}"; }
+}  // namespace simhash
+
+static std::vector<IdfEntry> count_all(std::vector<uint64_t> hashes) {
+    std::vector<IdfEntry> out(hashes.size());
+    out.resize(simhash::count_hashes(hashes.data(), hashes.size(), out.data()));
+    return out;
+}
+
+static std::vector<IdfEntry> merged(const std::vector<IdfEntry>& a, const std::vector<IdfEntry>& b) {
+    std::vector<IdfEntry> out(a.size() + b.size());
+    out.resize(simhash::merge_idf(a.data(), a.size(), b.data(), b.size(), out.data()));
+    return out;
+}
+
+TEST(Idf, SortUniqueKeepsOneOfEach) {
+    std::vector<uint64_t> h = {5, 1, 5, 3, 1, 1, ~0ULL};
+    size_t n = simhash::sort_unique(h.data(), h.size());
+    h.resize(n);
+    EXPECT_EQ(h, (std::vector<uint64_t>{1, 3, 5, ~0ULL}));
+    EXPECT_EQ(simhash::sort_unique(h.data(), 0), 0u);
+}
+
+TEST(Idf, CountHashesCountsRepeats) {
+    std::vector<IdfEntry> t = count_all({9, 2, 9, 9, 4, 2});
+    EXPECT_EQ(t, (std::vector<IdfEntry>{{2, 2}, {4, 1}, {9, 3}}));
+    EXPECT_TRUE(count_all({}).empty());
+}
+
+TEST(Idf, MergeAddsEqualHashesAndKeepsOrder) {
+    std::vector<IdfEntry> a = {{1, 2}, {5, 1}, {7, 4}};
+    std::vector<IdfEntry> b = {{0, 1}, {5, 3}, {8, 1}};
+    EXPECT_EQ(merged(a, b), (std::vector<IdfEntry>{{0, 1}, {1, 2}, {5, 4}, {7, 4}, {8, 1}}));
+    EXPECT_EQ(merged(a, {}), a);
+    EXPECT_EQ(merged({}, b), b);
+    EXPECT_TRUE(merged({}, {}).empty());
+}
+
+// Counting documents in any chunking and merge order gives the same table as
+// counting them all at once: what the aggregate's flushes and parallel
+// combine rely on.
+TEST(Idf, ChunkedCountingEqualsCountingAtOnce) {
+    std::mt19937_64 rng(42);
+    std::vector<uint64_t> all;
+    std::vector<std::vector<IdfEntry>> chunks;
+    for (int chunk = 0; chunk < 7; ++chunk) {
+        std::vector<uint64_t> hashes;
+        for (int i = 0; i < 500; ++i) hashes.push_back(rng() % 300);
+        all.insert(all.end(), hashes.begin(), hashes.end());
+        chunks.push_back(count_all(hashes));
+    }
+    std::vector<IdfEntry> forwards, backwards;
+    for (size_t i = 0; i < chunks.size(); ++i) forwards = merged(forwards, chunks[i]);
+    for (size_t i = chunks.size(); i-- > 0;) backwards = merged(chunks[i], backwards);
+    std::vector<IdfEntry> at_once = count_all(all);
+    EXPECT_EQ(forwards, at_once);
+    EXPECT_EQ(backwards, at_once);
+    EXPECT_TRUE(simhash::idf_table_valid(at_once.data(), at_once.size(), all.size(), 1));
+}
+
+TEST(Idf, KeepCommonDropsRareEntriesInPlace) {
+    std::vector<IdfEntry> t = {{1, 1}, {2, 2}, {3, 1}, {4, 5}};
+    t.resize(simhash::keep_common(t.data(), t.size(), simhash::kIdfMinStoredDf, t.data()));
+    EXPECT_EQ(t, (std::vector<IdfEntry>{{2, 2}, {4, 5}}));
+}
+
+TEST(Idf, ValidityChecksOrderAndRange) {
+    std::vector<IdfEntry> ok = {{1, 2}, {2, 3}};
+    EXPECT_TRUE(simhash::idf_table_valid(ok.data(), ok.size(), 3, 2));
+    EXPECT_FALSE(simhash::idf_table_valid(ok.data(), ok.size(), 2, 2));  // df 3 > 2 documents
+    EXPECT_FALSE(simhash::idf_table_valid(ok.data(), ok.size(), 3, 3));  // df 2 < min_df 3
+    std::vector<IdfEntry> unsorted = {{2, 2}, {1, 2}};
+    EXPECT_FALSE(simhash::idf_table_valid(unsorted.data(), unsorted.size(), 5, 1));
+    std::vector<IdfEntry> repeated = {{2, 2}, {2, 2}};
+    EXPECT_FALSE(simhash::idf_table_valid(repeated.data(), repeated.size(), 5, 1));
+    EXPECT_TRUE(simhash::idf_table_valid(nullptr, 0, 0, 2));
+}
+
+TEST(Idf, LookupFindsPresentAndMissesAbsent) {
+    std::vector<IdfEntry> t = {{10, 2}, {20, 3}, {30, 4}, {~0ULL, 9}};
+    EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 10), 2u);
+    EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 30), 4u);
+    EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), ~0ULL), 9u);
+    EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 0), 0u);
+    EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 25), 0u);
+    EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), ~0ULL - 1), 0u);
+    EXPECT_EQ(simhash::idf_lookup(nullptr, 0, 10), 0u);
+}
+
+TEST(Idf, WeightIsTheDocumentedFormula) {
+    EXPECT_DOUBLE_EQ(simhash::idf_weight(300, 300), std::log(2.0));  // in every document: the smallest
+    EXPECT_EQ(simhash::idf_weight(300, 7), std::log(1.0 + 300.0 / 7.0));
+    EXPECT_EQ(simhash::idf_weight(300, 0), simhash::idf_weight(300, 1));  // missing counts as df = 1
+    EXPECT_DOUBLE_EQ(simhash::idf_weight(300, 1), std::log(301.0));
+    for (uint64_t df = 1; df < 300; ++df) {
+        EXPECT_GT(simhash::idf_weight(300, df), simhash::idf_weight(300, df + 1));
+        EXPECT_GT(simhash::idf_weight(300, df + 1), 0.0);
+    }
+}
+
+// The weighted fingerprint the glue computes: one RealVotes vote per
+// occurrence, weight idf_weight(N, df).  A word in every document weighs
+// least, so two documents sharing only such words are pulled apart.
+TEST(Idf, CommonWordsLoseTheirPull) {
+    const std::vector<std::string> corpus = {
+        "the cat sat on the mat", "the dog ate the bone", "the sun rose over the hill",
+        "a bird sang in the tree", "the river ran to the sea"};
+    std::vector<uint64_t> hashes;
+    for (const std::string& doc : corpus) {
+        std::vector<uint64_t> doc_hashes;
+        for (const std::string& f : features_of(doc)) doc_hashes.push_back(simhash::feature_hash(f.data(), f.size()));
+        doc_hashes.resize(simhash::sort_unique(doc_hashes.data(), doc_hashes.size()));
+        hashes.insert(hashes.end(), doc_hashes.begin(), doc_hashes.end());
+    }
+    std::vector<IdfEntry> table = count_all(hashes);
+    table.resize(simhash::keep_common(table.data(), table.size(), simhash::kIdfMinStoredDf, table.data()));
+    ASSERT_EQ(table.size(), 1u);  // only "the" is in two or more documents
+    EXPECT_EQ(table[0].df, 5u);
+
+    auto weight_of = [&](const std::string& f) {
+        uint64_t h = simhash::feature_hash(f.data(), f.size());
+        return simhash::idf_weight(corpus.size(), simhash::idf_lookup(table.data(), table.size(), h));
+    };
+    EXPECT_LT(weight_of("the"), weight_of("cat"));
+    EXPECT_EQ(weight_of("cat"), weight_of("never-seen"));
+}
