@@ -63,6 +63,17 @@ inline int complete_radius_after_level(int nparts, int t) noexcept {
     return v > 64 ? 64 : static_cast<int>(v);
 }
 
+// The same guarantee part way through level t: level t probed in `done`
+// partitions (1..nparts), level t - 1 in the others.  A row not yet seen
+// differs by at least t + 1 bits in each of the first and by at least t in
+// each of the rest, so every row within nparts * t + done - 1 has been seen.
+// KNN probes one partition at a time and stops as soon as this covers the k
+// rows it has; with done == nparts it equals complete_radius_after_level.
+inline int complete_radius_after_partial_level(int nparts, int t, int done) noexcept {
+    long v = static_cast<long>(nparts) * t + done - 1;
+    return v > 64 ? 64 : static_cast<int>(v);
+}
+
 }  // namespace simhash
 
 namespace simhash {

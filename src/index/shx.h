@@ -24,8 +24,9 @@
  * which is still exact.
  *
  * KNN (ORDER BY fp <-> q) probes level t = 0, 1, 2, ... (block values at
- * exactly t bits in every partition).  After level t every row within
- * blocks * (t + 1) - 1 has been seen, so candidates up to that bound are
+ * exactly t bits), one partition at a time.  After level t in the first j
+ * partitions (and t - 1 in the rest) every row within blocks * t + j - 1
+ * has been seen, so candidates up to that bound are
  * returned in exact distance order (candidates wait in one bucket per
  * distance) and the rest wait for the next level; when the next level costs
  * more than a whole partition, partition 0 (every row once) is read instead,

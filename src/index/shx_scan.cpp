@@ -44,6 +44,7 @@ struct ShiScanOpaque {
     bool knn;
     int bound;               /* every row within bound has been found */
     int level;               /* next per-block level to probe */
+    int part;                /* next partition to probe at that level */
     HTAB *seen;              /* tids found so far (probe levels only) */
     bool full;               /* KNN switched to reading partition 0 whole */
     int full_lo;             /* KNN full read: collect distances in (full_lo, bound] */
@@ -185,27 +186,25 @@ double leaf_pages_per_part(Relation index, const ShiState *st) {
     return Max(1.0, ((double) n - 1 - dir) / st->nparts);
 }
 
-/* Probes, in every partition, the block values at distance dmin..dmax from q's block. */
-void probe_levels(Relation index, ShiScanOpaque *so, uint64 q, int dmin, int dmax) {
-    for (int p = 0; p < so->st.nparts; p++) {
-        int w = so->st.width[p];
-        uint64 total = 0;
-        for (int d = dmin; d <= dmax && d <= w; d++) total += simhash::binomial_saturated(w, d);
-        if (total == 0) continue;
-        uint64 *vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * total);
-        uint64 n = 0;
-        uint64 qkey = simhash::rotl64(q, so->st.rot[p]);
-        uint64 qblock = w >= 64 ? qkey : qkey >> (64 - w);
-        for (int d = dmin; d <= dmax && d <= w; d++) n += simhash::values_at_distance(qblock, w, d, vals + n, total - n);
-        qsort(vals, n, sizeof(uint64), cmp_u64);
-        uint64 *lo = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-        uint64 *hi = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-        for (uint64 i = 0; i < n; i++) simhash::block_key_range(vals[i], w, &lo[i], &hi[i]);
-        walk_ranges(index, so, p, lo, hi, (int64) n);
-        pfree(vals);
-        pfree(lo);
-        pfree(hi);
-    }
+/* Probes, in partition p, the block values at distance dmin..dmax from q's block. */
+void probe_partition(Relation index, ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax) {
+    int w = so->st.width[p];
+    uint64 total = 0;
+    for (int d = dmin; d <= dmax && d <= w; d++) total += simhash::binomial_saturated(w, d);
+    if (total == 0) return;
+    uint64 *vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * total);
+    uint64 n = 0;
+    uint64 qkey = simhash::rotl64(q, so->st.rot[p]);
+    uint64 qblock = w >= 64 ? qkey : qkey >> (64 - w);
+    for (int d = dmin; d <= dmax && d <= w; d++) n += simhash::values_at_distance(qblock, w, d, vals + n, total - n);
+    qsort(vals, n, sizeof(uint64), cmp_u64);
+    uint64 *lo = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+    uint64 *hi = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+    for (uint64 i = 0; i < n; i++) simhash::block_key_range(vals[i], w, &lo[i], &hi[i]);
+    walk_ranges(index, so, p, lo, hi, (int64) n);
+    pfree(vals);
+    pfree(lo);
+    pfree(hi);
 }
 
 void full_scan(Relation index, ShiScanOpaque *so) {
@@ -225,7 +224,8 @@ void radius_search(Relation index, ShiScanOpaque *so) {
         double cost = 0;
         for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
         if (cost > leaf_pages_per_part(index, &so->st)) full_scan(index, so);
-        else probe_levels(index, so, so->kq[best], 0, t);
+        else
+            for (int p = 0; p < so->st.nparts; p++) probe_partition(index, so, so->kq[best], p, 0, t);
     }
     if (so->nhits > 1) {
         qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_tid);
@@ -236,12 +236,16 @@ void radius_search(Relation index, ShiScanOpaque *so) {
     }
 }
 
-/* KNN: probes the next level, or reads partition 0 whole when that is cheaper. */
+/*
+ * KNN: probes the next level in the next partition, or reads partition 0
+ * whole once a level costs more than that.  Going one partition at a time
+ * lets the scan stop part way through a level: the k nearest of a query
+ * with no near-duplicate lie 13-15 bits away at 10M rows, which the first
+ * partitions of level 3 already prove (complete_radius_after_partial_level).
+ */
 void knn_expand(Relation index, ShiScanOpaque *so) {
     int t = so->level;
-    double cost = 0;
-    for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
-    if (so->full || t > so->max_level || cost == 0) {
+    if (so->full || t > so->max_level) {
         /*
          * Read partition 0 whole, keeping only a window of distances so memory
          * stays proportional to what is returned; a further window needs a
@@ -257,11 +261,17 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
             so->bound = Min(64, so->bound + 16);
         }
         full_scan(index, so);
-    } else {
-        probe_levels(index, so, so->order_q, t, t);
-        so->bound = simhash::complete_radius_after_level(so->st.nparts, t);
+        return;
     }
-    so->level = t + 1;
+    int p = so->part;
+    probe_partition(index, so, so->order_q, p, t, t);
+    /* level t covers every value of a block t bits wide: all rows are seen */
+    int bound = t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
+    so->bound = Max(so->bound, bound);
+    if (++so->part == so->st.nparts) {
+        so->part = 0;
+        so->level = t + 1;
+    }
 }
 
 void start_scan(IndexScanDesc scan) {
@@ -279,6 +289,7 @@ void start_scan(IndexScanDesc scan) {
         so->seen = hash_create("simhash knn seen", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
         so->bound = -1;
         so->level = 0;
+        so->part = 0;
         so->cur_d = 0;
         so->full = false;
         /* probe levels while each costs less than reading a partition whole */

@@ -1,5 +1,6 @@
 // Unit tests for the index's multi-index-hashing arithmetic (mih_probe.hpp).
 #include <gtest/gtest.h>
+#include <algorithm>
 
 #include <random>
 #include <set>
@@ -77,6 +78,62 @@ TEST(IndexMih, PigeonholeCompleteness) {
                 for (int p = 0; p < n; p++)
                     some |= hamming_distance(l.value(a, p), l.value(b, p)) <= t;
                 EXPECT_TRUE(some);
+            }
+        }
+    }
+}
+
+TEST(IndexMih, PigeonholePartialLevel) {
+    // Pairs built partition by partition with as many differing bits as the
+    // bound allows: a pair within complete_radius_after_partial_level(n, t,
+    // done) must differ by <= t bits in one of the first `done` partitions or
+    // by <= t - 1 in one of the others; the bound is tight (one bit more and a
+    // pair escapes every probe made so far).
+    std::mt19937_64 rng(17);
+    for (int n : {1, 2, 3, 4, 5, 8}) {
+        BlockLayout l;
+        ASSERT_TRUE(make_block_layout(n, &l));
+        for (int t = 0; t < 4; t++) {
+            for (int done = 1; done <= n; done++) {
+                EXPECT_EQ(complete_radius_after_partial_level(n, t, n), complete_radius_after_level(n, t));
+                int r = complete_radius_after_partial_level(n, t, done);
+                auto escapes = [&](uint64_t a, uint64_t b) {
+                    for (int p = 0; p < n; p++) {
+                        int limit = p < done ? t : t - 1;
+                        if (hamming_distance(l.value(a, p), l.value(b, p)) <= limit) return false;
+                    }
+                    return true;
+                };
+                auto flip_in = [&](uint64_t v, int p, int bits) {
+                    std::vector<int> pos(l.width[p]);
+                    for (int i = 0; i < l.width[p]; i++) pos[i] = l.shift[p] + i;
+                    std::shuffle(pos.begin(), pos.end(), rng);
+                    for (int i = 0; i < bits && i < l.width[p]; i++) v ^= 1ull << pos[i];
+                    return v;
+                };
+                for (int i = 0; i < 500; i++) {
+                    // spread r differing bits with as many as possible per partition
+                    uint64_t a = rng(), b = a;
+                    int left = r;
+                    std::vector<int> order(n);
+                    for (int p = 0; p < n; p++) order[p] = p;
+                    std::shuffle(order.begin(), order.end(), rng);
+                    for (int p : order) {
+                        int most = p < done ? t + 1 : t;
+                        int k = std::min<int>(left, std::min(most, l.width[p]));
+                        b = flip_in(b, p, k);
+                        left -= k;
+                    }
+                    ASSERT_LE(hamming_distance(a, b), r);
+                    EXPECT_FALSE(escapes(a, b)) << "n=" << n << " t=" << t << " done=" << done;
+                }
+                if (r < 64) {  // tight: t + 1 bits in each done partition, t in the rest
+                    uint64_t a = rng(), b = a;
+                    for (int p = 0; p < n; p++) b = flip_in(b, p, p < done ? t + 1 : t);
+                    if (hamming_distance(a, b) == r + 1) {
+                        EXPECT_TRUE(escapes(a, b)) << "n=" << n << " t=" << t << " done=" << done;
+                    }
+                }
             }
         }
     }
