@@ -87,7 +87,7 @@ SQL
     wal1=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
     echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
-        awk -v t="$tps" -v w0="$wal0" -v w1="$wal1" '{printf "%.0f %.0f", t, $1 > 0 ? (w1 - w0) / $1 : 0}'
+        awk -v t="$tps" -v w0="$wal0" -v w1="$wal1" '{printf "%.0f %.0f", t, ($1 > 0 ? (w1 - w0) / $1 : 0)}'
 }
 # Both tables twice, in the order A B B A, so that drift in the machine's
 # load and in checkpoint timing falls on both equally; prints the means as

@@ -40,7 +40,13 @@ METHODS = collections.OrderedDict([
     ("chars 3", "simhash(body, 'chars', 3)"),
     ("tsvector english", "simhash(to_tsvector('english', body))"),
     ("tsvector simple", "simhash(to_tsvector('simple', body))"),
+    # IDF weights counted over the originals of both languages (table eval_idf)
+    ("idf mixed 1", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'mixed 1'), 'mixed', 1)"),
+    ("idf mixed 2", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'mixed 2'), 'mixed', 2)"),
+    ("idf chars 1", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'chars 1'), 'chars', 1)"),
+    ("idf chars 3", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'chars 3'), 'chars', 3)"),
 ])
+IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
 CLASSIC = "classic (Java hash, jieba)"
 
 
@@ -207,10 +213,14 @@ def main():
     print(f"documents: {sum(1 for r in rows if r[3] is None)} originals, {sum(1 for r in rows if r[3] is not None)} edited copies",
           flush=True)
 
-    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp;
+    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf;
         CREATE TABLE eval_docs (id int PRIMARY KEY, lang text, cls text, base int, rate float8, body text);
         CREATE TABLE eval_fp (id int, method text, fp bigint)""")
     copy_rows(psql_args, "eval_docs", rows)
+    # Corpus counts as a user would keep them: over the documents, not their edited copies.
+    psql(psql_args, "CREATE TABLE eval_idf AS " + " UNION ALL ".join(
+        f"SELECT '{tok} {n}' AS tok, simhash_idf_agg(body, '{tok}', {n}) AS idf FROM eval_docs WHERE base IS NULL"
+        for tok, n in IDF_TOKENIZERS))
     for name, expr in METHODS.items():
         psql(psql_args, f"INSERT INTO eval_fp SELECT id, '{name}', ({expr})::bigint FROM eval_docs")
     copy_rows(psql_args, "eval_fp", [(r[0], CLASSIC, classic_simhash(r[1], r[5])) for r in rows])
