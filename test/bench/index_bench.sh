@@ -20,7 +20,9 @@
 #   BENCH_SEQ_QUERIES (default 20), BENCH_INSERT_SECONDS (default 10, run
 #   twice per table),
 #   BENCH_SKEW_ROWS (default 200000; 0 skips the real-text set),
-#   BENCH_MWM maintenance_work_mem for every build (default 1GB).
+#   BENCH_MWM maintenance_work_mem for every build (default 1GB),
+#   BENCH_SYNC_COMMIT synchronous_commit (default on; off measures the
+#   inserts' CPU cost rather than the commit flushes).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
@@ -34,6 +36,7 @@ NSEQ=${BENCH_SEQ_QUERIES:-20}
 INS_SECS=${BENCH_INSERT_SECONDS:-10}
 SKEW=${BENCH_SKEW_ROWS:-200000}
 MWM=${BENCH_MWM:-1GB}
+SYNC_COMMIT=${BENCH_SYNC_COMMIT:-on}
 
 TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX)
 owned_dir "$TMP"
@@ -49,6 +52,7 @@ max_parallel_maintenance_workers = 0
 max_wal_size = 8GB
 autovacuum = off
 jit = off
+synchronous_commit = $SYNC_COMMIT
 CONF
 as_cluster_owner pg_ctl -D "$TMP/data" -l "$TMP/log" -w start >/dev/null || { cat "$TMP/log"; exit 1; }
 psql_q() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$TMP" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
