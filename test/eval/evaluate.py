@@ -27,6 +27,11 @@ SHORT_DOCS = 1500     # per language
 THRESHOLD = 3
 UNRELATED_JACCARD = 0.1  # 3-token-shingle Jaccard below this: an unrelated pair
 
+CJK = "'[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]'"
+SUBLINEAR = "(SELECT simhash(array_agg(f), array_agg(1 + ln(tf))) FROM (SELECT f, count(*) AS tf FROM ({features}) x GROUP BY f) s)"
+HYBRID = (f"SELECT f FROM unnest(simhash_features(body, 'chars', 3)) f WHERE f !~ {CJK} "
+          f"UNION ALL SELECT f FROM unnest(simhash_features(body, 'mixed', 1)) f WHERE f ~ {CJK}")
+
 # Methods: name -> SQL expression of the text column `body`.
 METHODS = collections.OrderedDict([
     ("simhash(text)", "simhash(body)"),
@@ -45,6 +50,12 @@ METHODS = collections.OrderedDict([
     ("idf mixed 2", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'mixed 2'), 'mixed', 2)"),
     ("idf chars 1", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'chars 1'), 'chars', 1)"),
     ("idf chars 3", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'chars 3'), 'chars', 3)"),
+    # Sub-linear term frequency (weight 1 + ln tf instead of tf), through simhash(text[], float8[]).
+    ("mixed 1, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 1)) AS f")),
+    ("mixed 2, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 2)) AS f")),
+    ("chars 3, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'chars', 3)) AS f")),
+    # A candidate hybrid: character trigrams of words, single CJK characters.
+    ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])
 IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
 CLASSIC = "classic (Java hash, jieba)"
