@@ -138,4 +138,29 @@ RESET min_parallel_table_scan_size;
 RESET parallel_tuple_cost;
 RESET parallel_setup_cost;
 
+-- Keeping IDF fingerprints in step with their rows (README's recipe): a
+-- trigger that reads the stored counts through a function gives, through
+-- multi-row INSERT and UPDATE, what simhash(body, idf) gives.  (A function
+-- call keeps the plpgsql expression simple, so simhash's cached copy of the
+-- counts lives for the transaction; a subquery would detoast them per row.)
+CREATE TABLE idf_docs (id int PRIMARY KEY, body text, fp simhash);
+CREATE FUNCTION idf_articles_counts() RETURNS simhash_idf LANGUAGE sql STABLE PARALLEL SAFE
+    AS 'SELECT idf FROM idf_articles_value';
+CREATE FUNCTION idf_docs_fingerprint() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.fp := simhash(NEW.body, idf_articles_counts());
+    RETURN NEW;
+END $$;
+CREATE TRIGGER idf_docs_fingerprint BEFORE INSERT OR UPDATE OF body ON idf_docs
+    FOR EACH ROW EXECUTE FUNCTION idf_docs_fingerprint();
+INSERT INTO idf_docs (id, body) SELECT id, body FROM idf_articles WHERE id <= 40;
+INSERT INTO idf_docs (id, body) VALUES (41, '...'), (42, NULL);
+UPDATE idf_docs SET body = body || ' appendix' WHERE id % 2 = 0;
+SELECT count(*) AS rows, count(*) FILTER (WHERE d.fp IS DISTINCT FROM simhash(d.body, v.idf)) AS mismatches,
+       count(*) FILTER (WHERE d.fp IS NULL) AS null_fingerprints,
+       count(DISTINCT d.fp) AS distinct_fingerprints
+  FROM idf_docs d, idf_articles_value v;
+DROP TABLE idf_docs;
+DROP FUNCTION idf_docs_fingerprint(), idf_articles_counts();
+
 DROP TABLE idf_copy, idf_corpus, idf_value, idf_df, idf_articles, idf_articles_value, idf_two, idf_serial;
