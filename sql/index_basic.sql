@@ -67,6 +67,16 @@ SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM
 SELECT id, fp <-> pg_temp.fp_of(9) AS d FROM docs ORDER BY fp <-> pg_temp.fp_of(9), id LIMIT 12;
 SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs WHERE simhash_within(fp, %L, 4) ORDER BY fp <-> %L LIMIT 5) s',
                            pg_temp.fp_of(9), pg_temp.fp_of(9), pg_temp.fp_of(9)));
+-- KNN within a radius of the same point (the scan stops at the radius while
+-- probes cover it, else collects and sorts): the order, then the exact set
+SELECT r, pg_temp.same(format('SELECT array_agg(d) || array_agg(id ORDER BY d, id) FROM (SELECT id, fp <-> %L AS d FROM docs WHERE simhash_within(fp, %L, %s) ORDER BY fp <-> %L) s',
+                              pg_temp.fp_of(9), pg_temp.fp_of(9), r, pg_temp.fp_of(9)))
+  FROM unnest(ARRAY[0, 2, 3, 6, 9, 12]) r;
+SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs WHERE fp %% %L ORDER BY fp <-> %L LIMIT 4) s',
+                           pg_temp.fp_of(12), pg_temp.fp_of(12), pg_temp.fp_of(12)));
+-- a radius around another point only filters
+SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs WHERE simhash_within(fp, %L, 3) ORDER BY fp <-> %L LIMIT 7) s',
+                           pg_temp.fp_of(9), pg_temp.flip(pg_temp.fp_of(9), '{1,40}'), pg_temp.fp_of(9)));
 -- KNN from a point far from every row still returns k rows in order
 SELECT pg_temp.same(format('SELECT array_agg(d) FROM (SELECT fp <-> %L AS d FROM docs ORDER BY fp <-> %L LIMIT 3) s',
                            'ffffffffffffffff', 'ffffffffffffffff'));

@@ -32,6 +32,10 @@
  * more than a whole partition, partition 0 (every row once) is read instead,
  * keeping only a window of distances above what was already returned (a
  * further window needs a further read; k-nearest queries rarely do).
+ * With a radius condition around q itself (fp % q, simhash_within(fp, q, r))
+ * the same search stops once its bound reaches r, provided the probe levels
+ * alone reach r; otherwise, and for radii around other points, the scan
+ * collects every match and sorts them.
  *
  * ON-DISK LAYOUT (8 kB pages; every page has a ShiPageOpaque special area)
  *   block 0                       metapage (ShiMetaPageData)

@@ -51,6 +51,7 @@ struct ShiScanOpaque {
     int max_level;           /* KNN: last probe level cheaper than a full read */
     int cap;                 /* KNN: probes keep rows within cap (complete radius of max_level) */
     int cur_d;               /* KNN: distance being returned */
+    int limit_d;             /* KNN: no row beyond this distance can match the keys */
     ShiHit *bucket[65];      /* KNN: pending rows by distance */
     int64 bn[65], bcap[65], bpos[65];
     IndexTuple last_itup;
@@ -279,7 +280,32 @@ void start_scan(IndexScanDesc scan) {
     so->started = true;
     if (so->nomatch) return;
     MemoryContext old = MemoryContextSwitchTo(so->cxt);
-    if (so->has_order && so->nkeys == 0 && !so->order_null) {
+    bool ordered = so->has_order && !so->order_null;
+    if (ordered) {
+        /* probe levels while each costs less than reading a partition whole */
+        double pages = leaf_pages_per_part(scan->indexRelation, &so->st);
+        so->max_level = -1;
+        for (int t = 0; t <= 64; t++) {
+            double cost = 0;
+            for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
+            if (cost == 0 || cost > pages) break;
+            so->max_level = t;
+        }
+        so->cap = so->max_level >= 0 ? simhash::complete_radius_after_level(so->st.nparts, so->max_level) : -1;
+    }
+    /*
+     * A radius key around the ordering query itself ("WHERE fp % q ORDER BY
+     * fp <-> q LIMIT k") caps the distances that can match, so the
+     * incremental KNN search can stop once its bound reaches the radius,
+     * often after level 0 when q has near-duplicates.  That pays while the
+     * probe levels alone cover the radius (cap); beyond, and for keys around
+     * other points, the scan collects every match in one pass and sorts.
+     */
+    so->limit_d = 64;
+    if (ordered)
+        for (int i = 0; i < so->nkeys; i++)
+            if (so->kq[i] == so->order_q) so->limit_d = Min(so->limit_d, so->kr[i]);
+    if (ordered && (so->nkeys == 0 || so->limit_d <= so->cap)) {
         so->knn = true;
         HASHCTL ctl;
         memset(&ctl, 0, sizeof(ctl));
@@ -292,16 +318,6 @@ void start_scan(IndexScanDesc scan) {
         so->part = 0;
         so->cur_d = 0;
         so->full = false;
-        /* probe levels while each costs less than reading a partition whole */
-        double pages = leaf_pages_per_part(scan->indexRelation, &so->st);
-        so->max_level = -1;
-        for (int t = 0; t <= 64; t++) {
-            double cost = 0;
-            for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
-            if (cost == 0 || cost > pages) break;
-            so->max_level = t;
-        }
-        so->cap = so->max_level >= 0 ? simhash::complete_radius_after_level(so->st.nparts, so->max_level) : -1;
     } else {
         radius_search(scan->indexRelation, so);
         if (so->has_order && so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist);
@@ -401,14 +417,14 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
     ShiHit *h = NULL;
     if (so->knn) {
         for (;;) {
-            while (so->cur_d <= so->bound && so->cur_d <= 64) {
+            while (so->cur_d <= so->bound && so->cur_d <= so->limit_d) {
                 if (so->bpos[so->cur_d] < so->bn[so->cur_d]) {
                     h = &so->bucket[so->cur_d][so->bpos[so->cur_d]++];
                     break;
                 }
                 so->cur_d++;
             }
-            if (h != NULL || so->cur_d > 64 || so->bound >= 64) break;
+            if (h != NULL || so->cur_d > so->limit_d || so->bound >= 64) break;
             MemoryContext old = MemoryContextSwitchTo(so->cxt);
             knn_expand(scan->indexRelation, so);
             MemoryContextSwitchTo(old);

@@ -164,6 +164,12 @@ SQL
 \set k random(5001, 10000)
 SELECT id FROM t_sh ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
 SQL
+    # KNN limited to a radius: what to use when only close rows matter
+    cat >"$TMP/knn6_sh_u.sql" <<'SQL'
+\set k random(5001, 10000)
+SELECT id FROM t_sh WHERE simhash_within(fp, (SELECT q FROM queries WHERE k = :k), 6)
+ ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
+SQL
     chmod a+r "$TMP"/*.sql
     # correctness spot check: the three approaches agree
     local agree
@@ -182,6 +188,7 @@ SQL
     row "KNN-10 p50/p95 ms, simhash (all queries)" "$(latency "$TMP/knn_sh_all.sql" "$((NQ / 5))" "$((NWARM / 5))")"
     row "KNN-10 p50/p95 ms, simhash (q in a cluster)" "$(latency "$TMP/knn_sh.sql" "$NQ" "$NWARM")"
     row "KNN-10 p50/p95 ms, simhash (q uniform)" "$(latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))")"
+    row "KNN-10 within radius 6 p50/p95 ms, q uniform" "$(latency "$TMP/knn6_sh_u.sql" "$NQ" "$NWARM")"
     row "build s, four btrees" "$bt_build"
     row "build s, simhash" "$sh_build"
     row "size MiB, four btrees" "$bt_size"

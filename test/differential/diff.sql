@@ -67,7 +67,7 @@ BEGIN
         IF q IS NULL THEN q := diff_rand_fp(); END IF;
         radius := CASE WHEN random() < 0.8 THEN floor(random() * 12)::int
                        ELSE (ARRAY[16, 24, 32, 40, 64])[1 + floor(random() * 5)::int] END;
-        mode := floor(random() * 6)::int;
+        mode := floor(random() * 8)::int;
         IF mode = 0 THEN
             sql := format('SELECT array_agg(id ORDER BY id) FROM dt WHERE simhash_within(fp, %L::simhash, %s)', q, radius);
         ELSIF mode = 1 THEN
@@ -83,6 +83,15 @@ BEGIN
             -- KNN combined with a radius condition
             sql := format('SELECT array_agg(d) FROM (SELECT fp <-> %L::simhash AS d FROM dt WHERE simhash_within(fp, %L::simhash, %s) ORDER BY fp <-> %L::simhash LIMIT 10) s',
                           q, q, radius, q);
+        ELSIF mode = 6 THEN
+            -- every row within a radius, nearest first: the order, then the exact set
+            sql := format('SELECT array_agg(d) || array_agg(id ORDER BY d, id) FROM (SELECT id, fp <-> %L::simhash AS d FROM dt WHERE fp %% %L::simhash ORDER BY fp <-> %L::simhash) s',
+                          q, q, q);
+            PERFORM set_config('simhash.threshold', radius::text, true);
+        ELSIF mode = 7 THEN
+            -- KNN around one point within a radius of another
+            sql := format('SELECT array_agg(d) FROM (SELECT fp <-> %L::simhash AS d FROM dt WHERE simhash_within(fp, %L::simhash, %s) ORDER BY fp <-> %L::simhash LIMIT %s) s',
+                          q, diff_flip(q, 3), radius, q, 1 + floor(random() * 20)::int);
         ELSE
             -- two conditions on different queries
             sql := format('SELECT array_agg(id ORDER BY id) FROM dt WHERE simhash_within(fp, %L::simhash, %s) AND simhash_within(fp, %L::simhash, %s)',
