@@ -60,6 +60,10 @@ METHODS = collections.OrderedDict([
     ("mixed 1, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 1)) AS f")),
     ("mixed 2, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 2)) AS f")),
     ("chars 3, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'chars', 3)) AS f")),
+    # The default without PostgreSQL's English stop words (tsearch_data/english.stop, table eval_stop):
+    # what tsvector english gains from its stop list, without its stemming.
+    ("mixed 2 - stop words", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
+                             "WHERE NOT EXISTS (SELECT 1 FROM eval_stop s WHERE s.w = f))"),
     # A candidate hybrid: character trigrams of words, single CJK characters.
     ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])
@@ -259,7 +263,10 @@ def main():
     print(f"documents: {sum(1 for r in rows if r[3] is None)} originals, {sum(1 for r in rows if r[3] is not None)} edited copies",
           flush=True)
 
-    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf;
+    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf, eval_stop;
+        CREATE TABLE eval_stop AS SELECT DISTINCT w FROM regexp_split_to_table(pg_read_file(
+            (SELECT setting FROM pg_config WHERE name = 'SHAREDIR') || '/tsearch_data/english.stop'), '\\s+') w WHERE w <> '';
+        CREATE UNIQUE INDEX ON eval_stop (w);
         CREATE TABLE eval_docs (id int PRIMARY KEY, lang text, cls text, base int, rate float8, body text);
         CREATE TABLE eval_fp (id int, method text, fp bigint)""")
     copy_rows(psql_args, "eval_docs", rows)
