@@ -55,23 +55,21 @@ uint64_t probes_within(int w, int t) noexcept;
 // more than capacity of them (call binomial_saturated first to size out).
 uint64_t values_at_distance(uint64_t b, int w, int d, uint64_t* out, uint64_t capacity) noexcept;
 
-// Smallest total distance the pigeonhole guarantees complete after probing
-// every block value within t bits in each of nparts partitions:
-// every fingerprint within nparts * (t + 1) - 1 has been seen (capped at 64).
-inline int complete_radius_after_level(int nparts, int t) noexcept {
-    long v = static_cast<long>(nparts) * (t + 1) - 1;
-    return v > 64 ? 64 : static_cast<int>(v);
-}
-
-// The same guarantee part way through level t: level t probed in `done`
-// partitions (1..nparts), level t - 1 in the others.  A row not yet seen
-// differs by at least t + 1 bits in each of the first and by at least t in
-// each of the rest, so every row within nparts * t + done - 1 has been seen.
-// KNN probes one partition at a time and stops as soon as this covers the k
-// rows it has; with done == nparts it equals complete_radius_after_level.
+// Smallest total distance the pigeonhole guarantees complete part way
+// through level t: every block value within t bits probed in `done`
+// partitions (1..nparts), within t - 1 bits in the others.  A row not yet
+// seen differs by at least t + 1 bits in each of the first and by at least t
+// in each of the rest, so every row within nparts * t + done - 1 has been
+// seen (capped at 64).  KNN probes one partition at a time and stops as soon
+// as this covers the k rows it has.
 inline int complete_radius_after_partial_level(int nparts, int t, int done) noexcept {
     long v = static_cast<long>(nparts) * t + done - 1;
     return v > 64 ? 64 : static_cast<int>(v);
+}
+
+// The same after level t in every partition: nparts * (t + 1) - 1.
+inline int complete_radius_after_level(int nparts, int t) noexcept {
+    return complete_radius_after_partial_level(nparts, t, nparts);
 }
 
 }  // namespace simhash
