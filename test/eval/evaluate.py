@@ -36,6 +36,8 @@ SUBLINEAR = "(SELECT simhash(array_agg(f), array_agg(1 + ln(tf))) FROM (SELECT f
 HYBRID = (f"SELECT f FROM unnest(simhash_features(body, 'chars', 3)) f WHERE f !~ {CJK} "
           f"UNION ALL SELECT f FROM unnest(simhash_features(body, 'mixed', 1)) f WHERE f ~ {CJK}")
 
+IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
+
 # Methods: name -> SQL expression of the text column `body`.
 METHODS = collections.OrderedDict([
     ("simhash(text)", "simhash(body)"),
@@ -52,10 +54,8 @@ METHODS = collections.OrderedDict([
     ("tsvector simple", "simhash(to_tsvector('simple', left(body, 300000)))"),
     # IDF weights counted over the originals of the set's group (table eval_idf):
     # man pages and fortunes together, the copyright files on their own
-    ("idf mixed 1", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'mixed 1' AND grp = '$GRP'), 'mixed', 1)"),
-    ("idf mixed 2", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'mixed 2' AND grp = '$GRP'), 'mixed', 2)"),
-    ("idf chars 1", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'chars 1' AND grp = '$GRP'), 'chars', 1)"),
-    ("idf chars 3", "simhash(body, (SELECT idf FROM eval_idf WHERE tok = 'chars 3' AND grp = '$GRP'), 'chars', 3)"),
+    *[(f"idf {tok} {n}", f"simhash(body, (SELECT idf FROM eval_idf WHERE tok = '{tok} {n}' AND grp = '$GRP'), '{tok}', {n})")
+      for tok, n in IDF_TOKENIZERS],
     # Sub-linear term frequency (weight 1 + ln tf instead of tf), through simhash(text[], float8[]).
     ("mixed 1, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 1)) AS f")),
     ("mixed 2, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 2)) AS f")),
@@ -67,7 +67,6 @@ METHODS = collections.OrderedDict([
     # A candidate hybrid: character trigrams of words, single CJK characters.
     ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])
-IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
 CLASSIC = "classic (Java hash, jieba)"
 GROUP = "(CASE WHEN cls = 'natural' THEN 'natural' ELSE 'main' END)"
 # Shingle Jaccard bands of the natural set's pairs
@@ -338,20 +337,22 @@ def main():
             nat_rows.append((nat_ids[x], nat_ids[y], round(jaccard(sh(nat_ids[x]), sh(nat_ids[y])), 4)))
     psql(psql_args, "DROP TABLE IF EXISTS eval_natural; CREATE TABLE eval_natural (a int, b int, j float8)")
     copy_rows(psql_args, "eval_natural", nat_rows)
-    natural = {}
-    for method, copies, copies3, shared, shared3, unrel, unrel3 in psql(psql_args, f"""
-        SELECT f.method,
-               count(*) FILTER (WHERE n.j >= {NEAR_COPY}),
-               count(*) FILTER (WHERE n.j >= {NEAR_COPY} AND bit_count((f.fp # g.fp)::bit(64)) <= {THRESHOLD}),
-               count(*) FILTER (WHERE n.j >= {UNRELATED_JACCARD} AND n.j < {SHARED_TEXT}),
-               count(*) FILTER (WHERE n.j >= {UNRELATED_JACCARD} AND n.j < {SHARED_TEXT}
-                                  AND bit_count((f.fp # g.fp)::bit(64)) <= {THRESHOLD}),
-               count(*) FILTER (WHERE n.j < {UNRELATED_JACCARD}),
-               count(*) FILTER (WHERE n.j < {UNRELATED_JACCARD} AND bit_count((f.fp # g.fp)::bit(64)) <= {THRESHOLD})
-          FROM eval_natural n JOIN eval_fp f ON f.id = n.a JOIN eval_fp g ON g.id = n.b AND g.method = f.method
-         WHERE f.fp IS NOT NULL AND g.fp IS NOT NULL
-         GROUP BY 1"""):
-        natural[method] = tuple(int(v) for v in (copies, copies3, shared, shared3, unrel, unrel3))
+    bands = ("copies", "shared", "unrelated")
+    counts = collections.defaultdict(lambda: [0] * (2 * len(bands)))  # per band: pairs, pairs within threshold
+    for method, band, pairs_in_band, within in psql(psql_args, f"""
+        SELECT method, band, count(*), count(*) FILTER (WHERE within)
+          FROM (SELECT f.method,
+                       CASE WHEN n.j >= {NEAR_COPY} THEN 'copies'
+                            WHEN n.j >= {UNRELATED_JACCARD} AND n.j < {SHARED_TEXT} THEN 'shared'
+                            WHEN n.j < {UNRELATED_JACCARD} THEN 'unrelated' END AS band,
+                       bit_count((f.fp # g.fp)::bit(64)) <= {THRESHOLD} AS within
+                  FROM eval_natural n JOIN eval_fp f ON f.id = n.a JOIN eval_fp g ON g.id = n.b AND g.method = f.method
+                 WHERE f.fp IS NOT NULL AND g.fp IS NOT NULL) s
+         WHERE band IS NOT NULL
+         GROUP BY 1, 2"""):
+        i = 2 * bands.index(band)
+        counts[method][i:i + 2] = [int(pairs_in_band), int(within)]
+    natural = {method: tuple(v) for method, v in counts.items()}
 
     # Bit balance over the originals.
     balance = {}
