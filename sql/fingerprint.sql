@@ -8,18 +8,29 @@ SELECT simhash('The quick brown fox jumps over the lazy dog'::text) AS fox,
        simhash('我爱北京天安门'::text) AS beijing,
        simhash('PostgreSQL 数据库 is fast 😀'::text) AS mixed,
        simhash('Hello'::text) AS hello;
+-- Algorithm version 1's default (mixed 2 with every word) is still reachable
+-- (README, "Choosing a threshold"): version 1's published vectors.
+SELECT body, simhash(ARRAY(SELECT unnest(simhash_features(body, 'mixed', 2))
+                           UNION ALL (SELECT unnest(simhash_features(body, 'words', 1))
+                                      EXCEPT ALL SELECT unnest(simhash_features(body, 'mixed', 1))))) AS version_1
+  FROM (VALUES ('The quick brown fox jumps over the lazy dog'), ('我爱北京天安门'), ('PostgreSQL 数据库 is fast 😀')) v(body);
 SELECT simhash('The quick brown fox jumps over the lazy dog', 'words', 2) AS words2,
        simhash('The quick brown fox jumps over the lazy dog', 'chars', 3) AS chars3;
 -- varchar and char columns get their own overloads (a one-argument call named
 -- like the type would otherwise be read as a cast).
 SELECT simhash('Hello world'::varchar) = simhash('Hello world'::text) AS varchar_overload,
        simhash('Hello world'::char(20)) = simhash('Hello world'::text) AS char_overload;
--- simhash(text) is the mixed tokenizer with bigrams.
-SELECT simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'mixed', 2);
+-- simhash(text) is the mixed tokenizer with single CJK characters, without
+-- English function words ("and"); the words tokenizer keeps them.
+SELECT simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'mixed', 1) AS mixed_1,
+       simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 English', 'words', 1) AS words_without_and,
+       simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'words', 1) AS words_keep_and;
 
 -- What the tokenizers see.
 SELECT simhash_features('The quick, BROWN fox -- jumps!');
+SELECT simhash_features('The quick, BROWN fox -- jumps!', 'words', 1);
 SELECT simhash_features('我爱北京天安门，你好。好');
+SELECT simhash_features('我爱北京天安门，你好。好', 'mixed', 2);
 SELECT simhash_features('PostgreSQL数据库很快abc中def 😀👍🏽 Straße ĞÜŞ ＡＢＣ');
 SELECT simhash_features('Hello, world! 你好', 'words', 2);
 SELECT simhash_features('Hello, world! 你好', 'chars', 3);
@@ -34,6 +45,9 @@ SELECT simhash('Hello, World!'::text) = simhash('hello world'::text) AS case_and
 SELECT simhash(''::text) IS NULL AS empty, simhash('  ,.!? ——'::text) IS NULL AS punctuation,
        simhash('', 'words', 2) IS NULL AS empty_words, simhash('!', 'chars', 3) IS NULL AS empty_chars,
        simhash(NULL::text) IS NULL AS null_text;
+-- Nor does one made only of English function words, unless they are asked for.
+SELECT simhash('To be, or not to be!'::text) IS NULL AS only_function_words,
+       simhash('To be, or not to be!', 'words', 1) IS NOT NULL AS words_keeps_them;
 
 -- Tokenizer arguments.
 SELECT simhash('text', 'sentences', 2);
@@ -44,11 +58,12 @@ SELECT simhash('text', 'words', 32) IS NOT NULL;
 SELECT simhash_features('text', 'chars', -1);
 
 -- min_features: short texts get no fingerprint rather than one that matches other short texts.
-SELECT simhash('one two three', 'mixed', 2, 3) = simhash('one two three'::text) AS enough,
-       simhash('one two three', 'mixed', 2, 4) IS NULL AS too_few,
-       simhash('one one one', 'mixed', 2, 3) IS NOT NULL AS repeats_count,
-       simhash('...', 'mixed', 2, 1) IS NULL AS none;
-SELECT simhash('text', 'mixed', 2, 0);
+SELECT simhash('one two three', 'mixed', 1, 3) = simhash('one two three'::text) AS enough,
+       simhash('one two three', 'mixed', 1, 4) IS NULL AS too_few,
+       simhash('one one one', 'mixed', 1, 3) IS NOT NULL AS repeats_count,
+       simhash('...', 'mixed', 1, 1) IS NULL AS none,
+       simhash('the one and the two', 'mixed', 1, 3) IS NULL AS function_words_do_not_count;
+SELECT simhash('text', 'mixed', 1, 0);
 
 -- tsvector: lexemes weighted by occurrences and by A/B/C/D labels.
 SELECT simhash(to_tsvector('english', 'The quick brown foxes jumped over the lazy dogs'));
@@ -116,11 +131,11 @@ SELECT simhash(original) <-> simhash(substituted_1pct) <= 3 AS edits_1pct,
        simhash(original) <-> simhash(pg_read_file('/usr/share/common-licenses/GPL-2')) > 3 AS gpl2_is_not
   FROM doc;
 -- Short texts have few features, so one edited word moves many bits: a
--- 50-word paragraph with one word substituted is 8 bits away (see README,
--- "Choosing a threshold").
+-- 50-word paragraph (28 features once its function words are dropped) with
+-- one word substituted is 11 bits away (see README, "Choosing a threshold").
 WITH t(a, b) AS (VALUES (
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official documentation.',
-  'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL in the official documentation.'))
+  'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official manual.'))
 SELECT array_length(simhash_features(a), 1) AS features, simhash(a) <-> simhash(b) AS one_word_substituted FROM t;
 
 -- SQLSTATEs of the errors above.

@@ -9,13 +9,14 @@ RESET client_min_messages;
 
 CREATE TABLE idf_corpus (id int PRIMARY KEY, body text);
 INSERT INTO idf_corpus VALUES
-  (1, 'The cat sat on the mat.'), (2, 'The dog ate the bone, the dog slept.'),
-  (3, 'The sun rose over the hill'), (4, 'A bird sang in the tree'),
-  (5, 'The river ran to the sea; a cat watched'), (6, NULL), (7, '...');
+  (1, 'Old cat sat on old mat.'), (2, 'Old dog ate old bone, old dog slept.'),
+  (3, 'Old sun rose over old hill'), (4, 'A bird sang in old tree'),
+  (5, 'Old river ran to old sea; a cat watched'), (6, NULL), (7, '...');
 
 -- The text form is a summary.  NULL documents are skipped; a document without
 -- features still counts.  Only features in two or more documents are stored
--- (here: the, cat, a).
+-- (here: old and cat; "a", "on" and the other English function words are
+-- not features of the mixed tokenizer).
 SELECT simhash_idf_agg(body) FROM idf_corpus;
 SELECT simhash_idf_agg(body, 'chars', 3) FROM idf_corpus;
 SELECT simhash_idf_agg(body) IS NULL AS no_rows FROM idf_corpus WHERE false;
@@ -42,27 +43,27 @@ SELECT d.id, simhash(d.body, v.idf) AS idf_weighted,
           FROM unnest(simhash_features(d.body)) WITH ORDINALITY u(f, o)
           LEFT JOIN idf_df df ON df.feature = u.f) AS equals_by_hand
   FROM idf_corpus d, idf_value v ORDER BY d.id;
-SELECT simhash('The dog and the unicorn', v.idf) =
+SELECT simhash('Old dog and old unicorn', v.idf) =
        (SELECT simhash(array_agg(u.f ORDER BY u.o),
                        array_agg(ln(1 + v.documents::float8 / coalesce(df.df, 1)) ORDER BY u.o))
-          FROM unnest(simhash_features('The dog and the unicorn')) WITH ORDINALITY u(f, o)
+          FROM unnest(simhash_features('Old dog and old unicorn')) WITH ORDINALITY u(f, o)
           LEFT JOIN idf_df df ON df.feature = u.f) AS new_document_equals_by_hand
   FROM idf_value v;
 
 -- A word in (almost) every document weighs least: next to an unseen word it
 -- no longer decides any bit, while unweighted the two tie and split the bits.
-SELECT simhash('the zebra', v.idf) = simhash('zebra'::text) AS rare_word_decides,
-       simhash('the zebra'::text) = simhash('zebra'::text) AS unweighted_decides
+SELECT simhash('old zebra', v.idf) = simhash('zebra'::text) AS rare_word_decides,
+       simhash('old zebra'::text) = simhash('zebra'::text) AS unweighted_decides
   FROM idf_value v;
 -- Weighted through the published weighted-vote path: one weighted vote per occurrence.
-SELECT simhash('cat cat the', v.idf) = simhash(ARRAY['cat', 'cat', 'the'],
+SELECT simhash('cat cat old', v.idf) = simhash(ARRAY['cat', 'cat', 'old'],
                                               ARRAY[ln(1 + 6 / 2.0), ln(1 + 6 / 2.0), ln(1 + 6 / 5.0)]::float8[])
        AS term_frequency_times_idf
   FROM idf_value v;
 
 -- NULLs and values without features.
 SELECT simhash(NULL::text, v.idf) IS NULL AS null_text, simhash('x', NULL::simhash_idf) IS NULL AS null_idf,
-       simhash('', v.idf) IS NULL AS empty, simhash('!?', v.idf, 'mixed', 2) IS NULL AS punctuation
+       simhash('', v.idf) IS NULL AS empty, simhash('!?', v.idf, 'mixed', 1) IS NULL AS punctuation
   FROM idf_value v;
 
 -- Tokenizer arguments: the errors of simhash(text, tokenizer, n), and the
@@ -70,7 +71,8 @@ SELECT simhash(NULL::text, v.idf) IS NULL AS null_text, simhash('x', NULL::simha
 SELECT simhash('text', v.idf, 'sentences', 2) FROM idf_value v;
 SELECT simhash('text', v.idf, 'mixed', 0) FROM idf_value v;
 SELECT simhash('text', v.idf, 'words', 2) FROM idf_value v;
-SELECT simhash('text', v.idf, 'mixed', 2) = simhash('text', v.idf) AS defaults_are_mixed_2 FROM idf_value v;
+SELECT simhash('text', v.idf, 'mixed', 1) = simhash('text', v.idf) AS defaults_are_mixed_1 FROM idf_value v;
+SELECT simhash('text', v.idf, 'mixed', 2) FROM idf_value v;
 SELECT simhash('some text', simhash_idf_agg(body, 'words', 2), 'words', 2) IS NOT NULL AS words_2
   FROM idf_corpus;
 SELECT simhash_idf_agg(body, 'sentences', 2) FROM idf_corpus;
@@ -89,10 +91,11 @@ COPY idf_copy FROM :'copy_file' WITH (FORMAT binary);
 SELECT c.idf::text, simhash_idf_send(c.idf) = simhash_idf_send(v.idf) AS binary_round_trip
   FROM idf_copy c, idf_value v;
 
--- Documents sharing only common words: IDF weighting pulls them apart.
+-- Documents sharing only common words (not function words, which the mixed
+-- tokenizer drops anyway): IDF weighting pulls them apart.
 CREATE TABLE idf_articles AS
 SELECT g AS id,
-       'the of and to in is it that was for on with as by at from this be are or '
+       'data system user file value time number name list type form line text page note table report version update section '
        || 'topic' || g || ' subject' || g || ' item' || (g % 300) || ' part' || (g % 250) AS body
   FROM generate_series(1, 600) g;
 CREATE TABLE idf_articles_value AS SELECT simhash_idf_agg(body) AS idf FROM idf_articles;

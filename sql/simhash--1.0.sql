@@ -157,7 +157,7 @@ COMMENT ON FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, integer)
 CREATE FUNCTION @extschema@.simhash(text) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text)
-    IS 'SimHash of a text: words, and character bigrams in Chinese/Japanese runs';
+    IS 'SimHash of a text: words other than English function words, and single Chinese/Japanese characters';
 
 -- A one-argument call named like a type is read as a cast unless an exact
 -- match exists, so varchar and char columns get their own overloads.
@@ -189,7 +189,7 @@ CREATE FUNCTION @extschema@.simhash(features text[], weights float8[]) RETURNS @
     AS 'MODULE_PATHNAME', 'simhash_weighted_feature_array' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text[], float8[]) IS 'SimHash of weighted features';
 
-CREATE FUNCTION @extschema@.simhash_features(text, tokenizer text DEFAULT 'mixed', n integer DEFAULT 2)
+CREATE FUNCTION @extschema@.simhash_features(text, tokenizer text DEFAULT 'mixed', n integer DEFAULT 1)
     RETURNS text[]
     AS 'MODULE_PATHNAME', 'simhash_features' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash_features(text, text, integer)

@@ -9,9 +9,10 @@
 //            space; across punctuation too, since shingles follow the reading order.
 //   chars n  Runs are maximal spans of non-separator characters.  Features are
 //            the character n-grams of each run (a run shorter than n is one feature).
-//   mixed n  Words and emoji are features by themselves; runs of CJK characters
-//            contribute their character n-grams (a shorter run is one feature).
-//            simhash(text) is mixed 2: Chinese and Japanese need no segmenter.
+//   mixed n  Words and emoji are features by themselves, except English
+//            function words (stop_words.hpp); runs of CJK characters contribute
+//            their character n-grams (a shorter run is one feature).
+//            simhash(text) is mixed 1: Chinese and Japanese need no segmenter.
 //
 // Features are byte spans of a normalized copy of the text, written into a
 // caller-provided scratch buffer, so tokenizing allocates nothing.
@@ -20,6 +21,7 @@
 #include <cstddef>
 #include <cstdint>
 
+#include "stop_words.hpp"
 #include "unicode.hpp"
 
 namespace simhash {

@@ -59,6 +59,11 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
     auto unit_done = [&]() {
         if (ring.count() >= size_t(n)) sink(scratch + ring.ngram_start(), out - ring.ngram_start());
     };
+    // Mixed mode: a word just ended at `out`; English function words are not
+    // features.  The word starts at scratch[0] and scratch is at least 16 bytes.
+    auto word_done = [&]() {
+        if (!is_english_stop_word_padded(scratch, out)) sink(scratch, out);
+    };
     // Words mode: tokens are separated by one space in scratch.
     auto begin_token = [&]() {
         if (ring.count() > 0) scratch[out++] = ' ';
@@ -137,7 +142,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
 
             case TokenizerKind::kMixed:
                 if (cls == CharClass::kCjk) {
-                    if (in_word) sink(scratch, out);
+                    if (in_word) word_done();
                     in_word = false;
                     if (!in_run) out = 0;
                     in_run = true;
@@ -153,7 +158,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
                     append_ascii_word_tail();
                     continue;
                 }
-                if (in_word) sink(scratch, out);
+                if (in_word) word_done();
                 in_word = false;
                 out = 0;
                 if (cls == CharClass::kSymbol) {
@@ -175,7 +180,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
             close_run();
             break;
         case TokenizerKind::kMixed:
-            if (in_word) sink(scratch, out);
+            if (in_word) word_done();
             close_run();
             break;
     }

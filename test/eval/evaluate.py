@@ -26,7 +26,7 @@ jieba.setLogLevel(60)
 RNG = random.Random(20261122)
 RATES = [0.01, 0.02, 0.05, 0.10, 0.20]
 LONG_DOCS = 600       # per language
-EDITED_DOCS = 200     # per language, each edited at every rate
+EDITED_DOCS = int(os.environ.get("EVAL_EDITED_DOCS", 600))  # per language, each edited at every rate
 SHORT_DOCS = 1500     # per language
 THRESHOLD = 3
 UNRELATED_JACCARD = 0.1  # 3-token-shingle Jaccard below this: an unrelated pair
@@ -38,10 +38,17 @@ HYBRID = (f"SELECT f FROM unnest(simhash_features(body, 'chars', 3)) f WHERE f !
 
 IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
 
+# Algorithm version 1's default, mixed 2 with every word: the v2 mixed 2 features plus the function
+# words v2 drops (the words 1 features that mixed 1 leaves out, as a multiset).
+V1_DEFAULT = ("(SELECT simhash(array_agg(f)) FROM (SELECT unnest(simhash_features(body, 'mixed', 2)) "
+              "UNION ALL (SELECT unnest(simhash_features(body, 'words', 1)) "
+              "EXCEPT ALL SELECT unnest(simhash_features(body, 'mixed', 1)))) v1(f))")
+
 # Methods: name -> SQL expression of the text column `body`.
 METHODS = collections.OrderedDict([
     ("simhash(text)", "simhash(body)"),
-    ("mixed 1", "simhash(body, 'mixed', 1)"),
+    ("version 1 default", V1_DEFAULT),
+    ("mixed 2", "simhash(body, 'mixed', 2)"),
     ("mixed 3", "simhash(body, 'mixed', 3)"),
     ("words 1", "simhash(body, 'words', 1)"),
     ("words 2", "simhash(body, 'words', 2)"),
@@ -60,13 +67,15 @@ METHODS = collections.OrderedDict([
     ("mixed 1, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 1)) AS f")),
     ("mixed 2, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 2)) AS f")),
     ("chars 3, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'chars', 3)) AS f")),
-    # The default without PostgreSQL's English stop words (tsearch_data/english.stop, table eval_stop):
-    # what tsvector english gains from its stop list, without its stemming.
-    ("mixed 2 - stop words", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
-                             "WHERE NOT EXISTS (SELECT 1 FROM eval_stop s WHERE s.w = f))"),
-    # A candidate hybrid: character trigrams of words, single CJK characters.
+    # The default without the commonest Chinese function characters too (table eval_stop_zh).
+    ("simhash(text) - zh function chars", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
+                                          "WHERE NOT EXISTS (SELECT 1 FROM eval_stop_zh s WHERE s.w = f))"),
+    # A hybrid: character trigrams of words, single CJK characters.
     ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])
+# EVAL_ONLY=regex keeps the methods whose names match (quicker runs while exploring).
+if os.environ.get("EVAL_ONLY"):
+    METHODS = collections.OrderedDict((k, v) for k, v in METHODS.items() if re.search(os.environ["EVAL_ONLY"], k))
 CLASSIC = "classic (Java hash, jieba)"
 GROUP = "(CASE WHEN cls = 'natural' THEN 'natural' ELSE 'main' END)"
 # Shingle Jaccard bands of the natural set's pairs
@@ -262,10 +271,8 @@ def main():
     print(f"documents: {sum(1 for r in rows if r[3] is None)} originals, {sum(1 for r in rows if r[3] is not None)} edited copies",
           flush=True)
 
-    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf, eval_stop;
-        CREATE TABLE eval_stop AS SELECT DISTINCT w FROM regexp_split_to_table(pg_read_file(
-            (SELECT setting FROM pg_config WHERE name = 'SHAREDIR') || '/tsearch_data/english.stop'), '\\s+') w WHERE w <> '';
-        CREATE UNIQUE INDEX ON eval_stop (w);
+    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf, eval_stop_zh;
+        CREATE TABLE eval_stop_zh AS SELECT regexp_split_to_table('的了着是在和与及或而也就都之其这那个们为以于被把从将吗呢吧啊', '') AS w;
         CREATE TABLE eval_docs (id int PRIMARY KEY, lang text, cls text, base int, rate float8, body text);
         CREATE TABLE eval_fp (id int, method text, fp bigint)""")
     copy_rows(psql_args, "eval_docs", rows)

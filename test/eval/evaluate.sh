@@ -23,7 +23,7 @@ started=$(date -u '+%Y-%m-%d %H:%M UTC')
 {
     echo "# Fingerprint quality: results"
     echo
-    echo "Produced by \`bash test/eval/evaluate.sh\` on $started (algorithm version 1)."
+    echo "Produced by \`bash test/eval/evaluate.sh\` on $started (algorithm version 2)."
     echo "See README.md, \"Choosing a threshold\", for what they mean in practice."
     echo
     cat "$SCRATCH_DIR/tables.md"

@@ -123,7 +123,7 @@ TEST(Idf, CommonWordsLoseTheirPull) {
     std::vector<uint64_t> hashes;
     for (const std::string& doc : corpus) {
         std::vector<uint64_t> doc_hashes;
-        for (const std::string& f : features_of(doc)) doc_hashes.push_back(simhash::feature_hash(f.data(), f.size()));
+        for (const std::string& f : features_of(doc, simhash::TokenizerKind::kWords, 1)) doc_hashes.push_back(simhash::feature_hash(f.data(), f.size()));
         doc_hashes.resize(simhash::sort_unique(doc_hashes.data(), doc_hashes.size()));
         hashes.insert(hashes.end(), doc_hashes.begin(), doc_hashes.end());
     }

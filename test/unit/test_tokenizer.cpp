@@ -63,9 +63,66 @@ TEST(Unicode, CommonHanFastPathMatchesTheGeneralDecoder) {
 }
 
 TEST(Tokenizer, EnglishWordsAreCaseFoldedAndPunctuationDropped) {
-    EXPECT_EQ(features_of("The quick, BROWN fox -- jumps!"),
-              (Features{"the", "quick", "brown", "fox", "jumps"}));
+    EXPECT_EQ(features_of("Quick, BROWN fox -- jumps!"), (Features{"quick", "brown", "fox", "jumps"}));
     EXPECT_EQ(features_of("e-mail x86_64 3.14"), (Features{"e", "mail", "x86", "64", "3", "14"}));
+}
+
+// The mixed tokenizer drops English function words, after case folding and
+// only as whole words; words and chars keep every word.
+TEST(Tokenizer, MixedDropsEnglishStopWords) {
+    EXPECT_EQ(features_of("The theory of THE thesis is in it's own..."), (Features{"theory", "thesis", "s"}));
+    EXPECT_EQ(features_of("the", TokenizerKind::kMixed, 1), Features{});
+    EXPECT_EQ(features_of("北京的 the 天安门", TokenizerKind::kMixed, 1),
+              (Features{"北", "京", "的", "天", "安", "门"}));
+    EXPECT_EQ(features_of("the end", TokenizerKind::kWords, 1), (Features{"the", "end"}));
+    EXPECT_EQ(features_of("the end", TokenizerKind::kChars, 3), (Features{"the", "end"}));
+}
+
+TEST(Tokenizer, StopWordListIsSortedLowerCaseAndUnique) {
+    ASSERT_GT(simhash::kEnglishStopWordCount, 100u);
+    for (size_t i = 0; i < simhash::kEnglishStopWordCount; ++i) {
+        const std::string_view w = simhash::kEnglishStopWords[i];
+        for (char c : w) EXPECT_TRUE(c >= 'a' && c <= 'z') << w;
+        if (i > 0) {
+            EXPECT_LT(simhash::kEnglishStopWords[i - 1], w);
+        }
+        EXPECT_TRUE(simhash::is_english_stop_word(w.data(), w.size())) << w;
+    }
+    for (const char* w : {"", "th", "thee", "them2", "z", "yourselvesx", "The", "über", "\xff"})
+        EXPECT_FALSE(simhash::is_english_stop_word(w, std::string_view(w).size())) << w;
+}
+
+// The lookup (a hash table) agrees with a plain scan of the list on every
+// lower-case word of up to three letters and on near misses of every entry.
+TEST(Tokenizer, StopWordLookupAgreesWithTheList) {
+    auto on_list = [](const std::string& w) {
+        for (size_t i = 0; i < simhash::kEnglishStopWordCount; ++i)
+            if (simhash::kEnglishStopWords[i] == w) return true;
+        return false;
+    };
+    std::vector<std::string> words;
+    std::string w;
+    for (char a = 'a'; a <= 'z'; ++a) {
+        words.push_back(std::string(1, a));
+        for (char b = 'a'; b <= 'z'; ++b) {
+            words.push_back(std::string{a, b});
+            for (char c = 'a'; c <= 'z'; ++c) words.push_back(std::string{a, b, c});
+        }
+    }
+    for (size_t i = 0; i < simhash::kEnglishStopWordCount; ++i) {
+        const std::string entry(simhash::kEnglishStopWords[i]);
+        words.push_back(entry + "s");
+        words.push_back(entry.substr(0, entry.size() - 1));
+        words.push_back(entry.substr(1));
+    }
+    size_t found = 0;
+    for (const std::string& word : words) {
+        EXPECT_EQ(simhash::is_english_stop_word(word.data(), word.size()), on_list(word)) << word;
+        const std::string padded = word + "\xff\xff\xff\xff\xff\xff\xff\xff";  // bytes the mask must ignore
+        EXPECT_EQ(simhash::is_english_stop_word_padded(padded.data(), word.size()), on_list(word)) << word;
+        found += on_list(word);
+    }
+    EXPECT_GT(found, 50u);  // the sample really holds list entries
 }
 
 TEST(Tokenizer, NoFeaturesInEmptyOrPunctuationOnlyText) {

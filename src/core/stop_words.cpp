@@ -1,0 +1,55 @@
+#include "stop_words.hpp"
+
+#include <cstring>
+
+namespace simhash {
+
+// Pronouns, articles, auxiliaries, prepositions and conjunctions; chosen
+// short on purpose: words that can carry content ("first", "system", "new")
+// stay features.
+constexpr std::string_view kStopWords[] = {
+    "a",       "about",   "above",   "after",      "again",    "against",  "all",        "am",    "an",
+    "and",     "any",     "are",     "as",         "at",       "be",       "because",    "been",  "before",
+    "being",   "below",   "between", "both",       "but",      "by",       "can",        "could", "did",
+    "do",      "does",    "doing",   "down",       "during",   "each",     "few",        "for",   "from",
+    "further", "had",     "has",     "have",       "having",   "he",       "her",        "here",  "hers",
+    "herself", "him",     "himself", "his",        "how",      "i",        "if",         "in",    "into",
+    "is",      "it",      "its",     "itself",     "just",     "me",       "more",       "most",  "my",
+    "myself",  "no",      "nor",     "not",        "now",      "of",       "off",        "on",    "once",
+    "only",    "or",      "other",   "our",        "ours",     "ourselves", "out",       "over",  "own",
+    "same",    "she",     "should",  "so",         "some",     "such",     "than",       "that",  "the",
+    "their",   "theirs",  "them",    "themselves", "then",     "there",    "these",      "they",  "this",
+    "those",   "through", "to",      "too",        "under",    "until",    "up",         "very",  "was",
+    "we",      "were",    "what",    "when",       "where",    "which",    "while",      "who",   "whom",
+    "why",     "will",    "with",    "would",      "you",      "your",     "yours",      "yourself",
+    "yourselves",
+};
+const std::string_view* const kEnglishStopWords = kStopWords;
+const size_t kEnglishStopWordCount = sizeof(kStopWords) / sizeof(kStopWords[0]);
+
+namespace detail {
+
+namespace {
+// Fails to compile (a constexpr evaluation cannot throw) if two words share a slot.
+constexpr std::array<uint64_t, kStopTableSize> packed_table() {
+    std::array<uint64_t, kStopTableSize> keys{};
+    for (std::string_view w : kStopWords) {
+        if (w.size() > kPackedStopWordLength) continue;
+        const uint64_t key = pack_word(w.data(), w.size());
+        if (keys[stop_slot(key)] != 0) throw "kStopWordMultiplier maps two stop words to one slot";
+        keys[stop_slot(key)] = key;
+    }
+    return keys;
+}
+}  // namespace
+
+constexpr std::array<uint64_t, kStopTableSize> kPackedStopWords = packed_table();
+
+bool is_long_english_stop_word(const char* word, size_t length) noexcept {
+    for (std::string_view w : kStopWords)
+        if (w.size() == length && std::memcmp(w.data(), word, length) == 0) return true;
+    return false;
+}
+
+}  // namespace detail
+}  // namespace simhash

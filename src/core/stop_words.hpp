@@ -1,0 +1,77 @@
+// English function words, which the mixed tokenizer (and so simhash(text))
+// leaves out.
+//
+// Every English text is full of them, so they pull unrelated documents'
+// fingerprints together and outvote the words that say what a document is
+// about; dropping them raised recall of lightly edited copies and pushed
+// unrelated pairs apart on both the English and the Chinese sets of
+// test/eval (README, "Choosing a threshold").  The list is fixed: changing
+// it changes stored fingerprints, so it is part of the algorithm version.
+#pragma once
+
+#include <array>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <string_view>
+
+namespace simhash {
+
+// The list, sorted, lower case (the tokenizer folds case before asking).
+extern const std::string_view* const kEnglishStopWords;
+extern const size_t kEnglishStopWordCount;
+
+namespace detail {
+
+// Every word is looked up, and in running English text about every other one
+// is on the list, so the lookup must cost next to nothing: a word of up to 8
+// bytes is packed into a 64-bit key (no word holds a zero byte, so the packing
+// is unique) and one multiplication sends it to the only slot its key can be
+// in.  kStopWordMultiplier was searched for (by trying random odd numbers) so
+// that no two listed words share a slot; stop_words.cpp checks that at compile time.
+constexpr size_t kPackedStopWordLength = 8;
+constexpr int kStopTableBits = 10;
+constexpr size_t kStopTableSize = size_t{1} << kStopTableBits;
+constexpr uint64_t kStopWordMultiplier = 0x400e67ed8c9cf441ULL;
+constexpr bool kLittleEndian = __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__;
+
+constexpr size_t stop_slot(uint64_t key) noexcept {
+    return size_t((key * kStopWordMultiplier) >> (64 - kStopTableBits));
+}
+
+constexpr uint64_t pack_word(const char* word, size_t length) noexcept {
+    uint64_t key = 0;
+    for (size_t i = 0; i < length; ++i) key |= uint64_t(static_cast<unsigned char>(word[i])) << (8 * i);
+    return key;
+}
+
+// Slot i holds the key of the listed word that maps to it, or 0.
+extern const std::array<uint64_t, kStopTableSize> kPackedStopWords;
+
+// The three longer ones: "ourselves", "themselves", "yourselves".
+bool is_long_english_stop_word(const char* word, size_t length) noexcept;
+
+inline bool is_packed_stop_word(uint64_t key) noexcept { return kPackedStopWords[stop_slot(key)] == key; }
+
+}  // namespace detail
+
+// True when the case-folded word is on the list.
+inline bool is_english_stop_word(const char* word, size_t length) noexcept {
+    if (length - 1 >= 10) return false;  // empty, or longer than "yourselves"
+    if (length > detail::kPackedStopWordLength) return detail::is_long_english_stop_word(word, length);
+    return detail::is_packed_stop_word(detail::pack_word(word, length));
+}
+
+// The same, for a word followed by at least 8 - length readable bytes (the
+// tokenizer's scratch buffer): one unaligned load instead of a byte loop.
+inline bool is_english_stop_word_padded(const char* word, size_t length) noexcept {
+    if (length - 1 >= 10) return false;
+    if (length > detail::kPackedStopWordLength) return detail::is_long_english_stop_word(word, length);
+    uint64_t bytes;
+    std::memcpy(&bytes, word, sizeof bytes);
+    // Little-endian packing (pack_word) is the load itself on little-endian machines.
+    if constexpr (detail::kLittleEndian) return detail::is_packed_stop_word(bytes & (~uint64_t{0} >> (64 - 8 * length)));
+    return detail::is_packed_stop_word(detail::pack_word(word, length));
+}
+
+}  // namespace simhash
