@@ -8,21 +8,20 @@ namespace simhash {
 // short on purpose: words that can carry content ("first", "system", "new")
 // stay features.
 constexpr std::string_view kStopWords[] = {
-    "a",       "about",   "above",   "after",      "again",    "against",  "all",        "am",    "an",
-    "and",     "any",     "are",     "as",         "at",       "be",       "because",    "been",  "before",
-    "being",   "below",   "between", "both",       "but",      "by",       "can",        "could", "did",
-    "do",      "does",    "doing",   "down",       "during",   "each",     "few",        "for",   "from",
-    "further", "had",     "has",     "have",       "having",   "he",       "her",        "here",  "hers",
-    "herself", "him",     "himself", "his",        "how",      "i",        "if",         "in",    "into",
-    "is",      "it",      "its",     "itself",     "just",     "me",       "more",       "most",  "my",
-    "myself",  "no",      "nor",     "not",        "now",      "of",       "off",        "on",    "once",
-    "only",    "or",      "other",   "our",        "ours",     "ourselves", "out",       "over",  "own",
-    "same",    "she",     "should",  "so",         "some",     "such",     "than",       "that",  "the",
-    "their",   "theirs",  "them",    "themselves", "then",     "there",    "these",      "they",  "this",
-    "those",   "through", "to",      "too",        "under",    "until",    "up",         "very",  "was",
-    "we",      "were",    "what",    "when",       "where",    "which",    "while",      "who",   "whom",
-    "why",     "will",    "with",    "would",      "you",      "your",     "yours",      "yourself",
-    "yourselves",
+    "a",       "about",   "above",   "after",      "again",  "against",   "all",     "am",       "an",
+    "and",     "any",     "are",     "as",         "at",     "be",        "because", "been",     "before",
+    "being",   "below",   "between", "both",       "but",    "by",        "can",     "could",    "did",
+    "do",      "does",    "doing",   "down",       "during", "each",      "few",     "for",      "from",
+    "further", "had",     "has",     "have",       "having", "he",        "her",     "here",     "hers",
+    "herself", "him",     "himself", "his",        "how",    "i",         "if",      "in",       "into",
+    "is",      "it",      "its",     "itself",     "just",   "me",        "more",    "most",     "my",
+    "myself",  "no",      "nor",     "not",        "now",    "of",        "off",     "on",       "once",
+    "only",    "or",      "other",   "our",        "ours",   "ourselves", "out",     "over",     "own",
+    "same",    "she",     "should",  "so",         "some",   "such",      "than",    "that",     "the",
+    "their",   "theirs",  "them",    "themselves", "then",   "there",     "these",   "they",     "this",
+    "those",   "through", "to",      "too",        "under",  "until",     "up",      "very",     "was",
+    "we",      "were",    "what",    "when",       "where",  "which",     "while",   "who",      "whom",
+    "why",     "will",    "with",    "would",      "you",    "your",      "yours",   "yourself", "yourselves",
 };
 const std::string_view* const kEnglishStopWords = kStopWords;
 const size_t kEnglishStopWordCount = sizeof(kStopWords) / sizeof(kStopWords[0]);

@@ -70,7 +70,8 @@ inline bool is_english_stop_word_padded(const char* word, size_t length) noexcep
     uint64_t bytes;
     std::memcpy(&bytes, word, sizeof bytes);
     // Little-endian packing (pack_word) is the load itself on little-endian machines.
-    if constexpr (detail::kLittleEndian) return detail::is_packed_stop_word(bytes & (~uint64_t{0} >> (64 - 8 * length)));
+    if constexpr (detail::kLittleEndian)
+        return detail::is_packed_stop_word(bytes & (~uint64_t{0} >> (64 - 8 * length)));
     return detail::is_packed_stop_word(detail::pack_word(word, length));
 }
 
