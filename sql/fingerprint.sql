@@ -31,6 +31,8 @@ SELECT simhash_features('The quick, BROWN fox -- jumps!');
 SELECT simhash_features('The quick, BROWN fox -- jumps!', 'words', 1);
 SELECT simhash_features('我爱北京天安门，你好。好');
 SELECT simhash_features('我爱北京天安门，你好。好', 'mixed', 2);
+-- Single ideographs, but kana (sounds) in bigrams.
+SELECT simhash_features('東京へ行きました');
 SELECT simhash_features('PostgreSQL数据库很快abc中def 😀👍🏽 Straße ĞÜŞ ＡＢＣ');
 SELECT simhash_features('Hello, world! 你好', 'words', 2);
 SELECT simhash_features('Hello, world! 你好', 'chars', 3);

@@ -25,7 +25,7 @@ namespace simhash {
 constexpr int kAlgorithmVersion = 2;
 
 // What simhash(text) uses: words other than English function words, and
-// single CJK characters (they gave the best recall on test/eval's Chinese set).
+// single ideographs (they gave the best recall on test/eval's Chinese set; kana keep bigrams).
 constexpr TokenizerKind kDefaultTokenizer = TokenizerKind::kMixed;
 constexpr int kDefaultNgram = 1;
 

@@ -11,7 +11,9 @@
 //            the character n-grams of each run (a run shorter than n is one feature).
 //   mixed n  Words and emoji are features by themselves, except English
 //            function words (stop_words.hpp); runs of CJK characters contribute
-//            their character n-grams (a shorter run is one feature).
+//            their character n-grams (a shorter run is one feature).  With
+//            n = 1 only ideographs are single features: runs of kana and of
+//            other scripts written without spaces still give bigrams.
 //            simhash(text) is mixed 1: Chinese and Japanese need no segmenter.
 //
 // Features are byte spans of a normalized copy of the text, written into a

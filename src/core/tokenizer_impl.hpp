@@ -41,8 +41,13 @@ template <class Sink>
 void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink) {
     const auto* p = reinterpret_cast<const unsigned char*>(text);
     const auto* end = p + length;
-    size_t out = 0;             // bytes of scratch in use
-    detail::StartRing ring(n);  // unit starts of the current run (or token stream, for words)
+    size_t out = 0;  // bytes of scratch in use
+    // Mixed 1 makes single ideographs features, but sounds are too few to tell
+    // texts apart one by one: kana and alphabets written without spaces still
+    // give bigrams there.
+    const bool single_ideographs = kind == TokenizerKind::kMixed && n == 1;
+    const int run_n = single_ideographs ? 2 : n;
+    detail::StartRing ring(run_n);  // unit starts of the current run (or token stream, for words)
     bool in_word = false;       // inside a word of a space-delimited script
     bool in_run = false;        // inside a run that produces n-grams
 
@@ -50,14 +55,14 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
     // run shorter than n still yields itself as one feature.
     auto close_run = [&]() {
         if (!in_run) return;
-        if (ring.count() < size_t(n)) sink(scratch + ring.first_start(), out - ring.first_start());
+        if (ring.count() < size_t(run_n)) sink(scratch + ring.first_start(), out - ring.first_start());
         in_run = false;
         ring.reset();
         out = 0;
     };
     // A unit of an n-gram sequence just ended at `out`.
     auto unit_done = [&]() {
-        if (ring.count() >= size_t(n)) sink(scratch + ring.ngram_start(), out - ring.ngram_start());
+        if (ring.count() >= size_t(run_n)) sink(scratch + ring.ngram_start(), out - ring.ngram_start());
     };
     // Mixed mode: a word just ended at `out`; English function words are not
     // features.  The word starts at scratch[0] and scratch is at least 16 bytes.
@@ -75,6 +80,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
         DecodedChar ch;
         char32_t folded;
         CharClass cls;
+        bool ideograph = false;  // asked for by mixed 1 only
         if (*p < 0x80) {
             ch = {*p, 1, true};
             folded = static_cast<unsigned char>(kAscii.fold[*p]);
@@ -83,6 +89,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
             ch = {detail::decode_utf8_3(p), 3, true};
             folded = ch.code;
             cls = CharClass::kCjk;
+            ideograph = true;
         } else {
             ch = decode_utf8(p, end);
             folded = ch.valid ? fold_case(ch.code) : 0xFFFD;
@@ -144,6 +151,14 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
                 if (cls == CharClass::kCjk) {
                     if (in_word) word_done();
                     in_word = false;
+                    if (single_ideographs && (ideograph || is_ideograph(folded))) {
+                        close_run();  // a run of kana before it
+                        out = 0;
+                        append();
+                        sink(scratch, out);
+                        out = 0;
+                        continue;
+                    }
                     if (!in_run) out = 0;
                     in_run = true;
                     ring.push(out);

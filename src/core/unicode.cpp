@@ -157,4 +157,18 @@ CharClass classify(char32_t c) noexcept {
     return W;
 }
 
+bool is_ideograph(char32_t c) noexcept {
+    if (in(c, 0x4E00, 0x9FFF)) return true;
+    return in(c, 0x2E80, 0x2FDF)     // radicals, Kangxi radicals
+           || in(c, 0x3005, 0x3007)  // iteration mark, closing mark, ideographic zero
+           || in(c, 0x3021, 0x3029)  // Hangzhou numerals
+           || in(c, 0x3038, 0x303C)  // Hangzhou numerals, vertical iteration mark, masu mark
+           || in(c, 0x3190, 0x319F)  // kanbun
+           || in(c, 0x31C0, 0x31EF)  // strokes
+           || in(c, 0x3200, 0x33FF)  // enclosed and compatibility ideographs
+           || in(c, 0x3400, 0x4DBF)  // extension A
+           || in(c, 0xF900, 0xFAFF)  // compatibility ideographs
+           || in(c, 0x20000, 0x3FFFF);  // extensions B and later
+}
+
 }  // namespace simhash

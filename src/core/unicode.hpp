@@ -37,6 +37,12 @@ char32_t fold_case(char32_t code) noexcept;
 // Class of an already folded code point.
 CharClass classify(char32_t code) noexcept;
 
+// True for the kCjk characters that are ideographs (Han and its radicals,
+// strokes, numerals and compatibility forms): each one carries a meaning.
+// The other kCjk characters (kana, bopomofo, Yi, and the letters of Thai,
+// Lao, Khmer and Myanmar) stand for sounds.
+bool is_ideograph(char32_t code) noexcept;
+
 // ASCII is most of most text: its folding and classes as inline tables, for
 // the tokenizer's fast path.  They agree with fold_case() and classify().
 struct AsciiTables {

@@ -4,6 +4,7 @@
 # English: man pages (sections 1-8) and /usr/share/common-licenses.
 # Chinese: man pages in zh_CN and zh_TW (package manpages-zh) and the
 # Chinese fortunes and poems of fortunes-zh (one row per entry).
+# Japanese: man pages of manpages-ja, when installed (test/eval installs it).
 # Usage: corpus.pl [max documents per kind]   (0 or absent: all)
 use strict;
 use warnings;
@@ -73,6 +74,7 @@ sub man_pages {
 man_pages('en', 'man', map { "/usr/share/man/man$_/*.gz" } 1 .. 8);
 man_pages('en', 'license', '/usr/share/common-licenses/*');
 man_pages('zh', 'man', '/usr/share/man/zh_CN/man*/*.gz', '/usr/share/man/zh_TW/man*/*.gz');
+man_pages('ja', 'man', '/usr/share/man/ja/man*/*.gz');
 
 for my $file (glob('/usr/share/games/fortunes/{chinese,song100,tang300}')) {
     my $text = read_file($file) // next;

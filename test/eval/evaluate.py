@@ -29,6 +29,8 @@ LONG_DOCS = 600       # per language
 EDITED_DOCS = int(os.environ.get("EVAL_EDITED_DOCS", 600))  # per language, each edited at every rate
 SHORT_DOCS = 1500     # per language
 THRESHOLD = 3
+LANGS = {"en": "English", "zh": "Chinese", "ja": "Japanese"}
+CJK_LANGS = ("zh", "ja")
 UNRELATED_JACCARD = 0.1  # 3-token-shingle Jaccard below this: an unrelated pair
 
 CJK = "'[\u3040-\u30ff\u3400-\u4dbf\u4e00-\u9fff]'"
@@ -70,6 +72,8 @@ METHODS = collections.OrderedDict([
     # The default without the commonest Chinese function characters too (table eval_stop_zh).
     ("simhash(text) - zh function chars", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
                                           "WHERE NOT EXISTS (SELECT 1 FROM eval_stop_zh s WHERE s.w = f))"),
+    # Super-linear term frequency: the opposite direction to 1 + ln tf.
+    ("simhash(text) features, tf^1.5", "(SELECT simhash(array_agg(f), array_agg(tf ^ 1.5)) FROM (SELECT f, count(*) AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)"),
     # A hybrid: character trigrams of words, single CJK characters.
     ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])
@@ -99,7 +103,9 @@ def read_corpus(path):
 
 
 def tokens(lang, text):
-    if lang == "zh":
+    """Words: jieba's for Chinese and Japanese (the segmenter of the classic
+    algorithm; on Japanese it cuts kanji words and single kana), else white space."""
+    if lang in CJK_LANGS:
         return [t for t in jieba.cut(text) if t.strip()]
     return text.split()
 
@@ -111,7 +117,8 @@ def man_description(body):
 
 
 def cjk_chars(text):
-    return sum(1 for c in text if "\u4e00" <= c <= "\u9fff")
+    """Han characters and kana."""
+    return sum(1 for c in text if "\u4e00" <= c <= "\u9fff" or "\u3040" <= c <= "\u30ff")
 
 
 def natural_texts():
@@ -142,6 +149,7 @@ def build_sets(corpus):
     sets = {}
     en_man = [b for _, b in corpus[("en", "man")] if len(b.split()) >= 300]
     zh_man = [b for _, b in corpus[("zh", "man")] if cjk_chars(b) >= 300]
+    ja_man = [b for _, b in corpus[("ja", "man")] if cjk_chars(b) >= 300]
     RNG.shuffle(en_man)
     RNG.shuffle(zh_man)
     sets[("en", "long")] = en_man[:LONG_DOCS]
@@ -154,33 +162,52 @@ def build_sets(corpus):
     sets[("en", "short")] = short_en[:SHORT_DOCS]
     sets[("zh", "short")] = short_zh[:SHORT_DOCS]
     sets[("en", "natural")] = natural_texts()
+    # Japanese last, so that the other sets are drawn exactly as before it was added.
+    RNG.shuffle(ja_man)
+    sets[("ja", "long")] = ja_man[:LONG_DOCS]
     return sets
 
 
 def edit(lang, text, rate, vocabulary):
     """Random token edits: each substitutes, deletes or inserts one token.
 
-    Chinese keeps jieba's whitespace tokens and is re-joined exactly, so that
-    only the edited tokens change (ASCII words in the text stay apart)."""
-    if lang == "zh":
-        toks = list(jieba.cut(text))
-        joiner = ""
-    else:
+    Chinese and Japanese keep jieba's whitespace tokens and are re-joined
+    exactly, so that only the edited tokens change (ASCII words in the text
+    stay apart): the text is kept as words and the white space between them
+    (gaps[j] before words[j]), so that an edit costs no scan of the text."""
+    if lang not in CJK_LANGS:
         toks = text.split()
-        joiner = " "
-    words = [i for i, t in enumerate(toks) if t.strip()]
+        n = max(1, round(rate * len(toks)))
+        for _ in range(n):
+            op = RNG.randrange(3)
+            i = RNG.choice(range(len(toks))) if toks else 0
+            if op == 0 and toks:
+                toks[i] = RNG.choice(vocabulary)
+            elif op == 1 and len(toks) > 1:
+                del toks[i]
+            else:
+                toks.insert(i, RNG.choice(vocabulary))
+        return " ".join(toks)
+    gaps, words = [""], []
+    for t in jieba.cut(text):
+        if t.strip():
+            words.append(t)
+            gaps.append("")
+        else:
+            gaps[-1] += t
     n = max(1, round(rate * len(words)))
     for _ in range(n):
-        words = [i for i, t in enumerate(toks) if t.strip()] if lang == "zh" else range(len(toks))
         op = RNG.randrange(3)
-        i = RNG.choice(list(words)) if len(words) else 0
-        if op == 0 and len(words):
-            toks[i] = RNG.choice(vocabulary)
+        j = RNG.choice(range(len(words))) if words else 0
+        if op == 0 and words:
+            words[j] = RNG.choice(vocabulary)
         elif op == 1 and len(words) > 1:
-            del toks[i]
+            del words[j]
+            gaps[j:j + 2] = [gaps[j] + gaps[j + 1]]
         else:
-            toks.insert(i, RNG.choice(vocabulary))
-    return joiner.join(toks)
+            words.insert(j, RNG.choice(vocabulary))  # right before words[j]: no gap between them
+            gaps.insert(j + 1, "")
+    return gaps[0] + "".join(w + g for w, g in zip(words, gaps[1:]))
 
 
 # ---------------------------------------------------------------- classic baseline
@@ -255,7 +282,7 @@ def main():
     corpus_path, psql_args = sys.argv[1], sys.argv[2:]
     corpus = read_corpus(corpus_path)
     sets = build_sets(corpus)
-    vocab = {lang: [t for text in sets[(lang, "long")][:100] for t in tokens(lang, text)] for lang in ("en", "zh")}
+    vocab = {lang: [t for text in sets[(lang, "long")][:100] for t in tokens(lang, text)] for lang in LANGS}
 
     rows = []  # id, lang, class, base, rate, body
     next_id = 0
@@ -378,9 +405,9 @@ def report(methods, sets, recall, pairs, false_pos, related, balance, natural):
     out = []
     out.append(f"Threshold: distance <= {THRESHOLD}.  Unrelated pair: 3-token-shingle Jaccard < {UNRELATED_JACCARD}.")
     out.append("Sets: " + ", ".join(f"{lang} {cls}: {len(t)} docs" for (lang, cls), t in sets.items()))
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         out.append("")
-        out.append(f"### {'English' if lang == 'en' else 'Chinese'}, long documents: recall of edited copies "
+        out.append(f"### {LANGS[lang]}, long documents: recall of edited copies "
                    f"(share within {THRESHOLD}; mean distance)")
         out.append("")
         out.append("| method | " + " | ".join(f"{int(r * 100)}% edits" for r in RATES) + " |")
@@ -396,7 +423,7 @@ def report(methods, sets, recall, pairs, false_pos, related, balance, natural):
                 continue
             out.append("")
             what = "license and copyright" if cls == "natural" else cls
-            out.append(f"### {'English' if lang == 'en' else 'Chinese'}, {what} texts: unrelated pairs")
+            out.append(f"### {LANGS[lang]}, {what} texts: unrelated pairs")
             out.append("")
             out.append("| method | pairs | mean distance | 1st percentile | unrelated within 3 (rate) | related within 3 | bit share min..max | NULL |")
             out.append("|---|---|---|---|---|---|---|---|")

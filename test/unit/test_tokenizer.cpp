@@ -78,6 +78,21 @@ TEST(Tokenizer, MixedDropsEnglishStopWords) {
     EXPECT_EQ(features_of("the end", TokenizerKind::kChars, 3), (Features{"the", "end"}));
 }
 
+// Mixed 1: ideographs one by one, kana and Thai (sounds, not meanings) in bigrams.
+TEST(Tokenizer, MixedOneSplitsIdeographsButNotSounds) {
+    EXPECT_EQ(features_of("東京へ行きました", TokenizerKind::kMixed, 1),
+              (Features{"東", "京", "へ", "行", "きま", "まし", "した"}));
+    EXPECT_EQ(features_of("カタカナ語", TokenizerKind::kMixed, 1), (Features{"カタ", "タカ", "カナ", "語"}));
+    EXPECT_EQ(features_of("ภาษาไทย", TokenizerKind::kMixed, 1), (Features{"ภา", "าษ", "ษา", "าไ", "ไท", "ทย"}));
+    // Ideographs outside the common block, and the iteration mark.
+    EXPECT_EQ(features_of("\xF0\xA0\x80\x80㐀々", TokenizerKind::kMixed, 1), (Features{"\xF0\xA0\x80\x80", "㐀", "々"}));
+    // Other n: every CJK character in the same n-grams, as before.
+    EXPECT_EQ(features_of("東京へ", TokenizerKind::kMixed, 2), (Features{"東京", "京へ"}));
+    EXPECT_TRUE(simhash::is_ideograph(U'東') && simhash::is_ideograph(0x20000) && simhash::is_ideograph(0x3400));
+    EXPECT_FALSE(simhash::is_ideograph(U'へ') || simhash::is_ideograph(U'ภ') || simhash::is_ideograph(U'a') ||
+                 simhash::is_ideograph(0xA000));
+}
+
 TEST(Tokenizer, StopWordListIsSortedLowerCaseAndUnique) {
     ASSERT_GT(simhash::kEnglishStopWordCount, 100u);
     for (size_t i = 0; i < simhash::kEnglishStopWordCount; ++i) {
