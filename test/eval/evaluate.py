@@ -171,30 +171,23 @@ def build_sets(corpus):
 def edit(lang, text, rate, vocabulary):
     """Random token edits: each substitutes, deletes or inserts one token.
 
-    Chinese and Japanese keep jieba's whitespace tokens and are re-joined
-    exactly, so that only the edited tokens change (ASCII words in the text
-    stay apart): the text is kept as words and the white space between them
-    (gaps[j] before words[j]), so that an edit costs no scan of the text."""
-    if lang not in CJK_LANGS:
-        toks = text.split()
-        n = max(1, round(rate * len(toks)))
-        for _ in range(n):
-            op = RNG.randrange(3)
-            i = RNG.choice(range(len(toks))) if toks else 0
-            if op == 0 and toks:
-                toks[i] = RNG.choice(vocabulary)
-            elif op == 1 and len(toks) > 1:
-                del toks[i]
+    The text is kept as its words and the white space between them (gaps[j]
+    before words[j]), so that an edit costs no scan of the text.  Chinese and
+    Japanese keep jieba's white space exactly and an inserted word joins the
+    next one without a space, so that only the edited tokens change (ASCII
+    words in the text stay apart); English words are separated by spaces."""
+    cjk = lang in CJK_LANGS
+    if cjk:
+        gaps, words = [""], []
+        for t in jieba.cut(text):
+            if t.strip():
+                words.append(t)
+                gaps.append("")
             else:
-                toks.insert(i, RNG.choice(vocabulary))
-        return " ".join(toks)
-    gaps, words = [""], []
-    for t in jieba.cut(text):
-        if t.strip():
-            words.append(t)
-            gaps.append("")
-        else:
-            gaps[-1] += t
+                gaps[-1] += t
+    else:
+        words = text.split()
+        gaps = [""] + [" "] * (len(words) - 1) + [""] if words else [""]
     n = max(1, round(rate * len(words)))
     for _ in range(n):
         op = RNG.randrange(3)
@@ -205,8 +198,8 @@ def edit(lang, text, rate, vocabulary):
             del words[j]
             gaps[j:j + 2] = [gaps[j] + gaps[j + 1]]
         else:
-            words.insert(j, RNG.choice(vocabulary))  # right before words[j]: no gap between them
-            gaps.insert(j + 1, "")
+            words.insert(j, RNG.choice(vocabulary))  # right before words[j]
+            gaps.insert(j + 1, "" if cjk else " ")
     return gaps[0] + "".join(w + g for w, g in zip(words, gaps[1:]))
 
 

@@ -103,14 +103,29 @@ TEST(Fingerprint, SmallEditsGiveSmallDistances) {
 }
 
 // The pigeonhole index needs every bit to carry information.
-static void expect_balanced_bits(const std::vector<uint64_t>& fps) {
+static void expect_balanced_bits(const std::vector<uint64_t>& fps, double low = 0.45, double high = 0.55) {
     for (int bit = 0; bit < 64; ++bit) {
         size_t ones = 0;
         for (uint64_t fp : fps) ones += (fp >> bit) & 1;
         double share = double(ones) / fps.size();
-        EXPECT_GT(share, 0.45) << "bit " << bit;
-        EXPECT_LT(share, 0.55) << "bit " << bit;
+        EXPECT_GT(share, low) << "bit " << bit;
+        EXPECT_LT(share, high) << "bit " << bit;
     }
+}
+
+// Fingerprints of unrelated texts: none within the classic threshold of
+// another, and on average more than min_mean bits apart.
+static void expect_spread_out(const std::vector<uint64_t>& fps, double min_mean) {
+    uint64_t pairs = 0, total = 0, within_threshold = 0;
+    for (size_t i = 0; i < fps.size(); ++i)
+        for (size_t j = i + 1; j < fps.size(); ++j) {
+            int d = simhash::hamming_distance(fps[i], fps[j]);
+            ++pairs;
+            total += d;
+            within_threshold += d <= 3;
+        }
+    EXPECT_EQ(within_threshold, 0u);
+    EXPECT_GT(double(total) / pairs, min_mean);
 }
 
 // "Unrelated" means no vocabulary in common: every word is drawn afresh.  A
@@ -168,23 +183,8 @@ TEST(Fingerprint, BitsAreBalancedOverUnrelatedChineseLikeTextsWithBigrams) {
 TEST(Fingerprint, UnrelatedChineseLikeTextsStayApartWithSingleCharacters) {
     std::vector<uint64_t> fps;
     for (const std::string& text : chinese_like_texts(1500, 50, 17)) fps.push_back(fingerprint(text).fingerprint);
-    for (int bit = 0; bit < 64; ++bit) {
-        size_t ones = 0;
-        for (uint64_t fp : fps) ones += (fp >> bit) & 1;
-        double share = double(ones) / fps.size();
-        EXPECT_GT(share, 0.25) << "bit " << bit;
-        EXPECT_LT(share, 0.75) << "bit " << bit;
-    }
-    uint64_t pairs = 0, total = 0, within_threshold = 0;
-    for (size_t i = 0; i < fps.size(); ++i)
-        for (size_t j = i + 1; j < fps.size(); ++j) {
-            int d = simhash::hamming_distance(fps[i], fps[j]);
-            ++pairs;
-            total += d;
-            within_threshold += d <= 3;
-        }
-    EXPECT_EQ(within_threshold, 0u);
-    EXPECT_GT(double(total) / pairs, 28.0);
+    expect_balanced_bits(fps, 0.25, 0.75);
+    expect_spread_out(fps, 28.0);
 }
 
 // Regression: mixed 1 once made every kana a feature of its own.  Kana are
@@ -205,14 +205,5 @@ TEST(Fingerprint, UnrelatedKanaHeavyTextsStayApart) {
         }
         fps.push_back(fingerprint(text).fingerprint);
     }
-    uint64_t pairs = 0, total = 0, within_threshold = 0;
-    for (size_t i = 0; i < fps.size(); ++i)
-        for (size_t j = i + 1; j < fps.size(); ++j) {
-            int d = simhash::hamming_distance(fps[i], fps[j]);
-            ++pairs;
-            total += d;
-            within_threshold += d <= 3;
-        }
-    EXPECT_EQ(within_threshold, 0u);
-    EXPECT_GT(double(total) / pairs, 24.0);
+    expect_spread_out(fps, 24.0);
 }
