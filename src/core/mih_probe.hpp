@@ -72,6 +72,30 @@ inline int complete_radius_after_level(int nparts, int t) noexcept {
     return complete_radius_after_partial_level(nparts, t, nparts);
 }
 
+// Where level-by-level probing (every partition at level t, in partition
+// order, before any at level t + 1) first reaches a row whose fingerprint
+// differs from the query in the bits `diff`: at the row's smallest block
+// distance, in the first partition with that distance.  A row turns up once
+// per partition, so a probe at (level, part) returns a row for the first time
+// exactly when this is (level, part); the KNN scan uses it instead of
+// remembering the rows it has returned.  masks[p] selects partition p's bits.
+struct ProbeStep {
+    int level;
+    int part;
+};
+inline ProbeStep first_probe_step(uint64_t diff, const uint64_t* masks, int nparts) noexcept {
+    ProbeStep s{65, 0};
+    for (int p = 0; p < nparts; p++) {
+        int d = __builtin_popcountll(diff & masks[p]);
+        if (d < s.level) s = ProbeStep{d, p};
+    }
+    return s;
+}
+// Is step a probed before (level, part) in that order?
+inline bool probe_step_before(ProbeStep a, int level, int part) noexcept {
+    return a.level < level || (a.level == level && a.part < part);
+}
+
 }  // namespace simhash
 
 namespace simhash {

@@ -24,7 +24,9 @@
  * which is still exact.
  *
  * KNN (ORDER BY fp <-> q) probes level t = 0, 1, 2, ... (block values at
- * exactly t bits), one partition at a time.  After level t in the first j
+ * exactly t bits), one partition at a time; a row is new only at the first
+ * probe that reaches it (its smallest block distance, first partition with
+ * it), which the fingerprint itself tells, so no set of seen rows is kept.  After level t in the first j
  * partitions (and t - 1 in the rest) every row within blocks * t + j - 1
  * has been seen, so candidates up to that bound are
  * returned in exact distance order (candidates wait in one bucket per
@@ -244,7 +246,14 @@ typedef struct ShiState {
     uint32 dir_slots_per_page;
     BlockNumber dir_start[SHI_MAX_PARTS];
     BlockNumber first_leaf[SHI_MAX_PARTS];
+    uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
 } ShiState;
+
+/* An entry of a leaf page near a query (shi_leaf_near_entries). */
+typedef struct ShiNearEntry {
+    uint64 key;
+    ItemPointerData tid;
+} ShiNearEntry;
 
 /* A found row. */
 typedef struct ShiHit {
@@ -270,7 +279,7 @@ void shi_fill_state(ShiState *st, const ShiMetaPageData *meta);
 int shi_reloption_parts(Relation index);
 int shi_reloption_fillfactor(Relation index);
 Buffer shi_new_buffer(Relation index);
-BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key);
+BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep = nullptr);
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
 
@@ -280,6 +289,7 @@ Size shi_packed_size(const simhash::KeyTid *a, int n);
 void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
 bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
 bool shi_leaf_layout_ok(Page page);
+int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);
 
 /* phases */
 IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo);

@@ -36,6 +36,7 @@ void shi_fill_state(ShiState *st, const ShiMetaPageData *meta) {
         st->rot[p] = simhash::partition_rotation(layout, p);
         st->dir_start[p] = meta->dir_start[p];
         st->first_leaf[p] = meta->first_leaf[p];
+        st->mask[p] = layout.mask(p);
     }
 }
 
@@ -47,10 +48,13 @@ void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" contains unexpected page %u",
                                RelationGetRelationName(index), blkno)));
-    if ((expect_flags & SHI_LEAF) && ((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper)
+    if ((expect_flags & SHI_LEAF) &&
+        (((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
+         SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len > ((PageHeader) page)->pd_lower))
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
-                        errmsg("index \"%s\" page %u has a bad pd_lower",
-                               RelationGetRelationName(index), blkno)));
+                        errmsg("index \"%s\" page %u has a bad layout (pd_lower %u, pd_upper %u, packed length %u)",
+                               RelationGetRelationName(index), blkno, (unsigned) ((PageHeader) page)->pd_lower,
+                               (unsigned) ((PageHeader) page)->pd_upper, (unsigned) ShiPageGetOpaque(page)->packed_len)));
 }
 
 const ShiState *shi_get_state(Relation index) {
@@ -83,16 +87,30 @@ Buffer shi_new_buffer(Relation index) {
     return buf;
 }
 
-/* The directory's hint for key in partition part: a leaf with lo < slot value (or the leftmost). */
-BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key) {
+/*
+ * The directory's hint for key in partition part: a leaf with lo < slot value
+ * (or the leftmost).  With keep, the directory page stays pinned in *keep
+ * (InvalidBuffer at first; the caller releases it) for the next lookup, which
+ * a scan probing hundreds of sorted block values usually makes on the same
+ * page.
+ */
+BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep) {
     uint32 slot = (uint32) (key >> (64 - SHI_DIR_BITS));
     BlockNumber dblk = st->dir_start[part] + slot / st->dir_slots_per_page;
-    Buffer buf = ReadBuffer(index, dblk);
+    Buffer buf;
+    if (keep != nullptr && BufferIsValid(*keep) && BufferGetBlockNumber(*keep) == dblk) {
+        buf = *keep;
+    } else {
+        if (keep != nullptr && BufferIsValid(*keep)) ReleaseBuffer(*keep);
+        buf = ReadBuffer(index, dblk);
+        if (keep != nullptr) *keep = buf;
+    }
     LockBuffer(buf, BUFFER_LOCK_SHARE);
     Page page = BufferGetPage(buf);
     shi_check_page(index, page, dblk, SHI_DIR);
     BlockNumber leaf = ((BlockNumber *) PageGetContents(page))[slot % st->dir_slots_per_page];
-    UnlockReleaseBuffer(buf);
+    LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+    if (keep == nullptr) ReleaseBuffer(buf);
     if (leaf == InvalidBlockNumber || leaf == 0) leaf = st->first_leaf[part];
     return leaf;
 }

@@ -17,7 +17,6 @@ extern "C" {
 #include "lib/qunique.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
-#include "utils/hsearch.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 }
@@ -45,7 +44,6 @@ struct ShiScanOpaque {
     int bound;               /* every row within bound has been found */
     int level;               /* next per-block level to probe */
     int part;                /* next partition to probe at that level */
-    HTAB *seen;              /* tids found so far (probe levels only) */
     bool full;               /* KNN switched to reading partition 0 whole */
     int full_lo;             /* KNN full read: collect distances in (full_lo, bound] */
     int max_level;           /* KNN: last probe level cheaper than a full read */
@@ -55,6 +53,10 @@ struct ShiScanOpaque {
     ShiHit *bucket[65];      /* KNN: pending rows by distance */
     int64 bn[65], bcap[65], bpos[65];
     IndexTuple last_itup;
+    /* the page filter: entries within filter_r of filter_q (radius search) */
+    uint64 filter_q;
+    int filter_r;
+    ShiNearEntry *near;      /* one page's entries that pass it */
 };
 
 int cmp_hit_tid(const void *a, const void *b) {
@@ -112,34 +114,44 @@ void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     h->dist = (int16) dist;
 }
 
-/* Checks every entry of a leaf page, adding matches (and, for KNN, only unseen tids). */
-void scan_page(ShiScanOpaque *so, Page page, int rot, uint64 lo, uint64 hi) {
-    shi_leaf_foreach_range(page, lo, hi, [&](uint64 key, ItemPointer tidp) {
-        uint64 fp = simhash::rotr64(key, rot);
+/*
+ * Checks the entries of a leaf page with keys in [lo, hi], adding matches.
+ * The page filter passes the entries near the query: within the radius of
+ * the most selective key, or for KNN within the distance the scan is
+ * collecting.  KNN tells rows it has already collected from new ones by
+ * where the probes first reach them (simhash::first_probe_step): a row turns
+ * up once in every partition, and only its first probe counts.
+ */
+void scan_page(ShiScanOpaque *so, Page page, int part, uint64 lo, uint64 hi) {
+    int rot = so->st.rot[part];
+    uint64 q = so->knn ? so->order_q : so->filter_q;
+    int cap = so->knn ? (so->full ? so->bound : so->cap) : so->filter_r;
+    int n = shi_leaf_near_entries(page, lo, hi, simhash::rotl64(q, rot), cap, so->near);
+    for (int i = 0; i < n; i++) {
+        uint64 fp = simhash::rotr64(so->near[i].key, rot);
         int dist;
-        if (!matches(so, fp, &dist)) return;
-        ItemPointerData tid = *tidp;
-        if (so->knn) {
-            if (so->full) {
-                /*
-                 * Partition 0 holds each row once.  A read collects the distances
-                 * in a window (full_lo, bound]; the first read also takes the rows at
-                 * the current distance not found by the probes.
-                 */
-                if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) return;
-                if (dist <= so->full_lo && hash_search(so->seen, &tid, HASH_FIND, NULL) != NULL) return;
-            } else {
-                /* rows beyond cap are left to the full reads that follow the last level */
-                if (dist > so->cap) return;
-                bool found;
-                hash_search(so->seen, &tid, HASH_ENTER, &found);
-                if (found) return;
-            }
-            knn_add(so, &tid, fp, dist);
-            return;
+        if (!matches(so, fp, &dist)) continue;
+        ItemPointer tid = &so->near[i].tid;
+        if (!so->knn) {
+            add_hit(so, tid, fp, dist);
+            continue;
         }
-        add_hit(so, &tid, fp, dist);
-    });
+        simhash::ProbeStep first = simhash::first_probe_step(fp ^ so->order_q, so->st.mask, so->st.nparts);
+        if (so->full) {
+            /*
+             * Partition 0 holds each row once.  A read collects the distances
+             * in a window (full_lo, bound]; the first read also takes the rows
+             * at the current distance that the probes did not collect (those
+             * within cap that an earlier probe reached).
+             */
+            if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) continue;
+            if (dist <= so->full_lo && dist <= so->cap && simhash::probe_step_before(first, so->level, so->part))
+                continue;
+        } else if (simhash::probe_step_before(first, so->level, so->part)) {
+            continue; /* collected when an earlier probe reached it */
+        }
+        knn_add(so, tid, fp, dist);
+    }
 }
 
 /*
@@ -153,9 +165,10 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
     bool have = false;
     uint64 last_hi = 0;
     BlockNumber last_blk = InvalidBlockNumber;
+    Buffer dir = InvalidBuffer;
     for (int64 r = 0; r < nranges; r++) {
         uint64 a = lo[r], b = hi[r];
-        BlockNumber blk = (have && last_hi >= a) ? last_blk : shi_dir_lookup(index, &so->st, part, a);
+        BlockNumber blk = (have && last_hi >= a) ? last_blk : shi_dir_lookup(index, &so->st, part, a, &dir);
         for (;;) {
             Buffer buf = ReadBuffer(index, blk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -169,7 +182,7 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
                 blk = right;
                 continue;
             }
-            scan_page(so, page, so->st.rot[part], a, b);
+            scan_page(so, page, part, a, b);
             UnlockReleaseBuffer(buf);
             have = true;
             last_hi = phi;
@@ -179,6 +192,7 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
             blk = right;
         }
     }
+    if (BufferIsValid(dir)) ReleaseBuffer(dir);
 }
 
 double leaf_pages_per_part(Relation index, const ShiState *st) {
@@ -215,12 +229,16 @@ void full_scan(Relation index, ShiScanOpaque *so) {
 
 /* Collects every row matching the scan keys (radius search). */
 void radius_search(Relation index, ShiScanOpaque *so) {
+    so->filter_q = 0;
+    so->filter_r = 64;
     if (so->nkeys == 0) {
         full_scan(index, so);
     } else {
         int best = 0;
         for (int i = 1; i < so->nkeys; i++)
             if (so->kr[i] < so->kr[best]) best = i;
+        so->filter_q = so->kq[best];
+        so->filter_r = so->kr[best];
         int t = so->kr[best] / so->st.nparts;
         double cost = 0;
         for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
@@ -307,12 +325,6 @@ void start_scan(IndexScanDesc scan) {
             if (so->kq[i] == so->order_q) so->limit_d = Min(so->limit_d, so->kr[i]);
     if (ordered && (so->nkeys == 0 || so->limit_d <= so->cap)) {
         so->knn = true;
-        HASHCTL ctl;
-        memset(&ctl, 0, sizeof(ctl));
-        ctl.keysize = sizeof(ItemPointerData);
-        ctl.entrysize = sizeof(ItemPointerData);
-        ctl.hcxt = so->cxt;
-        so->seen = hash_create("simhash knn seen", 1024, &ctl, HASH_ELEM | HASH_BLOBS | HASH_CONTEXT);
         so->bound = -1;
         so->level = 0;
         so->part = 0;
@@ -332,6 +344,7 @@ IndexScanDesc shi_beginscan(Relation r, int nkeys, int norderbys) {
     ShiScanOpaque *so = (ShiScanOpaque *) palloc0(sizeof(ShiScanOpaque));
     so->st = *shi_get_state(r);
     so->cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan", ALLOCSET_DEFAULT_SIZES);
+    so->near = (ShiNearEntry *) palloc(sizeof(ShiNearEntry) * SHI_MAX_LEAF_ENTRIES);
     scan->opaque = so;
     if (norderbys > 0) {
         scan->xs_orderbyvals = (Datum *) palloc0(sizeof(Datum) * norderbys);
@@ -349,7 +362,6 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     MemoryContextReset(so->cxt);
     so->hits = NULL;
     so->nhits = so->maxhits = so->next = 0;
-    so->seen = NULL;
     so->knn = false;
     so->full = false;
     memset(so->bucket, 0, sizeof(so->bucket));
@@ -469,6 +481,7 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 void shi_endscan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     MemoryContextDelete(so->cxt);
+    pfree(so->near);
     pfree(so);
     scan->opaque = NULL;
 }

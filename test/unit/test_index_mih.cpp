@@ -138,3 +138,41 @@ TEST(IndexMih, PigeonholePartialLevel) {
         }
     }
 }
+
+TEST(IndexMih, FirstProbeStepIsTheOnlyProbeThatCountsARow) {
+    // Simulate level-by-level probing: a row is reached at (level t,
+    // partition p) exactly when its block p differs from the query's by t
+    // bits.  first_probe_step must name the first such probe, so that
+    // "returned before" == probe_step_before(first, current probe).
+    std::mt19937_64 rng(23);
+    for (int n : {1, 3, 4, 5, 8, 16}) {
+        BlockLayout l;
+        ASSERT_TRUE(make_block_layout(n, &l));
+        uint64_t masks[kMaxBlocks];
+        for (int p = 0; p < n; p++) masks[p] = l.mask(p);
+        for (int i = 0; i < 2000; i++) {
+            uint64_t q = rng();
+            // mostly rows near q, where ties between partitions are common
+            uint64_t row = q;
+            int flips = static_cast<int>(rng() % 12);
+            for (int f = 0; f < flips; f++) row ^= 1ull << (rng() % 64);
+            if (i % 5 == 0) row = rng();
+            ProbeStep first = first_probe_step(row ^ q, masks, n);
+            int reached = 0;
+            for (int t = 0; t <= 64 && reached == 0; t++)
+                for (int p = 0; p < n; p++) {
+                    int d = hamming_distance(l.value(row, p), l.value(q, p));
+                    if (d != t) continue;
+                    if (reached == 0) {
+                        EXPECT_EQ(first.level, t);
+                        EXPECT_EQ(first.part, p);
+                    }
+                    EXPECT_EQ(probe_step_before(first, t, p), reached > 0);
+                    reached++;
+                }
+            EXPECT_GT(reached, 0);
+            EXPECT_FALSE(probe_step_before(first, first.level, first.part));
+            EXPECT_TRUE(probe_step_before(first, first.level + 1, 0));
+        }
+    }
+}
