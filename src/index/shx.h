@@ -87,10 +87,12 @@
  * buffers, then each changed directory page is its own record).  VACUUM
  * compacts entries inside pages under an exclusive lock and never frees a
  * page, so no scan can follow a recycled page.  Scans collect all matching
- * tids into backend memory at the first call and require an MVCC snapshot
- * (as pgvector does): a tid removed by VACUUM and reused by a new heap tuple
- * is then invisible to the scan's snapshot, and VACUUM cannot mark that heap
- * page all-visible while the snapshot is held, so index-only scans are safe.
+ * tids into backend memory at the first call.  With an MVCC snapshot (as in
+ * pgvector) a tid removed by VACUUM and reused by a new heap tuple is then
+ * invisible to the scan, and VACUUM cannot mark that heap page all-visible
+ * while the snapshot is held, so index-only scans are safe.  With another
+ * snapshot (an exclusion constraint's dirty snapshot) the executor is told to
+ * recheck each returned row; ordered scans require MVCC.
  *
  * Files: shx_handler.cpp (handler, options, validate, property, cost,
  * planner support), shx_pages.cpp (page helpers, metapage, directory,

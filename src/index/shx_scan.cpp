@@ -422,9 +422,19 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
 
 bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
-    if (scan->xs_snapshot == NULL || !IsMVCCSnapshot(scan->xs_snapshot))
+    /*
+     * Matches are collected before they are returned, so by the time a tid
+     * is returned VACUUM may have removed its row and the heap slot may hold
+     * a new, unrelated row.  An MVCC snapshot cannot see that row.  Other
+     * snapshots (the dirty snapshot with which an exclusion constraint looks
+     * for conflicts) can, so for them the executor rechecks the condition on
+     * the row it fetched; no row present before the scan began is missed,
+     * since entries only ever move right, where the scan follows them.
+     */
+    bool mvcc = scan->xs_snapshot != NULL && IsMVCCSnapshot(scan->xs_snapshot);
+    if (!mvcc && scan->numberOfOrderBys > 0)
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("simhash index scans require an MVCC snapshot")));
+                        errmsg("simhash index: ordered scans require an MVCC snapshot")));
     if (!so->started) start_scan(scan);
     ShiHit *h = NULL;
     if (so->knn) {
@@ -447,7 +457,7 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
         h = &so->hits[so->next++];
     }
     scan->xs_heaptid = h->tid;
-    scan->xs_recheck = false;
+    scan->xs_recheck = !mvcc;
     if (scan->numberOfOrderBys > 0) {
         scan->xs_orderbyvals[0] = Int32GetDatum(h->dist);
         scan->xs_orderbynulls[0] = so->order_null;

@@ -1,0 +1,88 @@
+-- Stopping near-duplicates at write time: an exclusion constraint on the
+-- simhash index (EXCLUDE USING simhash (fp WITH %)).  The conflict check
+-- scans the index with a dirty snapshot, not an MVCC one.
+SET client_min_messages = warning;
+CREATE EXTENSION IF NOT EXISTS simhash;
+RESET client_min_messages;
+SET simhash.threshold = 3;
+
+CREATE TABLE uniq_docs (id int PRIMARY KEY, fp simhash,
+                        CONSTRAINT no_near_duplicates EXCLUDE USING simhash (fp WITH %));
+INSERT INTO uniq_docs VALUES (1, 'ffff000000000000');
+-- 3 bits from row 1: rejected, naming both fingerprints
+INSERT INTO uniq_docs VALUES (2, 'ffff000000000007');
+-- 4 bits from row 1: accepted
+INSERT INTO uniq_docs VALUES (3, 'ffff00000000000f');
+-- NULL fingerprints (texts without features) never conflict
+INSERT INTO uniq_docs VALUES (4, NULL), (5, NULL);
+-- a near-duplicate inside one statement conflicts with the row before it
+INSERT INTO uniq_docs VALUES (6, '00000000ffff0000'), (7, '00000000ffff0001');
+-- the ingest pattern: keep the first copy, skip the rest silently
+INSERT INTO uniq_docs VALUES (8, '00000000ffff0000'), (9, '00000000ffff0003'), (10, '00000000fff00000')
+    ON CONFLICT DO NOTHING;
+-- an update that makes a row a near-duplicate of another is rejected too
+UPDATE uniq_docs SET fp = 'ffff000000000100' WHERE id = 8;
+-- an update of a row to something near its own old value is fine
+UPDATE uniq_docs SET fp = '00000000ffff0001' WHERE id = 8;
+SELECT id, fp FROM uniq_docs ORDER BY id;
+
+-- The radius is simhash.threshold in the session that writes: set it for
+-- the database or role (ALTER DATABASE ... SET simhash.threshold) so every
+-- writer agrees.
+SET simhash.threshold = 0;
+INSERT INTO uniq_docs VALUES (11, 'ffff000000000001');
+SET simhash.threshold = 6;
+INSERT INTO uniq_docs VALUES (12, '00000000ffff003f');
+SET simhash.threshold = 4;
+INSERT INTO uniq_docs VALUES (12, '00000000ffff003f');
+RESET simhash.threshold;
+
+-- Adding the constraint to a table that already holds near-duplicates fails
+-- and names a pair.
+CREATE TABLE dup_docs (id int, fp simhash);
+INSERT INTO dup_docs VALUES (1, 'aaaaaaaaaaaaaaaa'), (2, 'aaaaaaaaaaaaaaab'), (3, '5555555555555555');
+ALTER TABLE dup_docs ADD CONSTRAINT dup_docs_near EXCLUDE USING simhash (fp WITH %);
+DELETE FROM dup_docs WHERE id = 2;
+ALTER TABLE dup_docs ADD CONSTRAINT dup_docs_near EXCLUDE USING simhash (fp WITH %);
+INSERT INTO dup_docs VALUES (4, 'aaaaaaaaaaaaaaa8');
+
+-- Exact duplicates only: WITH =
+CREATE TABLE exact_docs (fp simhash, EXCLUDE USING simhash (fp WITH =));
+INSERT INTO exact_docs VALUES ('0123456789abcdef'), ('0123456789abcdee');
+INSERT INTO exact_docs VALUES ('0123456789abcdef');
+
+-- The application writes only the text: a generated column fingerprints it.
+CREATE TABLE pages (id int, body text,
+                    fp simhash GENERATED ALWAYS AS (simhash(body)) STORED,
+                    EXCLUDE USING simhash (fp WITH %));
+CREATE FUNCTION pg_temp.page_text(first int, last int) RETURNS text LANGUAGE sql IMMUTABLE AS
+$$ SELECT string_agg(md5(i::text), ' ' ORDER BY i) FROM generate_series(first, last) i $$;
+INSERT INTO pages (id, body) VALUES (1, pg_temp.page_text(1, 400));
+-- the same page with one word replaced, or one word appended: refused
+INSERT INTO pages (id, body) VALUES (2, replace(pg_temp.page_text(1, 400), md5('5'), 'edited'));
+INSERT INTO pages (id, body) VALUES (3, pg_temp.page_text(1, 400) || ' appended');
+-- another page: accepted
+INSERT INTO pages (id, body) VALUES (4, pg_temp.page_text(401, 800));
+SELECT id, fp FROM pages ORDER BY id;
+
+-- Enough rows that the conflict check probes a real index: every one of
+-- 2000 well-spread rows is accepted, and a copy of each with 1 to 3 bits
+-- flipped is rejected (counted through ON CONFLICT DO NOTHING).
+CREATE TABLE many_docs (id int, fp simhash, EXCLUDE USING simhash (fp WITH %) WITH (fillfactor = 40));
+INSERT INTO many_docs SELECT i, ('x' || substr(md5(i::text), 1, 16))::bit(64)::bigint::simhash
+    FROM generate_series(1, 2000) i ON CONFLICT DO NOTHING;
+SELECT count(*) AS accepted FROM many_docs;
+WITH ins AS (
+    INSERT INTO many_docs
+    SELECT 100000 + id, (fp::bigint # (1::bigint << (id % 64)) # CASE WHEN id % 3 = 0 THEN 0 ELSE 1::bigint << ((id * 7) % 64) END)::simhash
+    FROM many_docs ON CONFLICT DO NOTHING RETURNING 1)
+SELECT count(*) AS near_copies_accepted FROM ins;
+SELECT simhash_index_check(conindid, true) FROM pg_constraint WHERE conname = 'many_docs_fp_excl';
+
+-- The constraint's index serves queries like any simhash index.
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' LIMIT 2;
+SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' LIMIT 2;
+RESET enable_seqscan;
+
+DROP TABLE uniq_docs, dup_docs, exact_docs, pages, many_docs;
