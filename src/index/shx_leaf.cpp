@@ -125,6 +125,7 @@ bool shi_leaf_layout_ok(Page page) {
  * popcount.  On x86-64 the function is also compiled for the POPCNT
  * instruction and the dynamic loader picks that version on CPUs that have it
  * (a plain build calls a software popcount, about a third of a KNN scan).
+ * Returns -1 for a page whose groups overrun its packed region.
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
 #define SHI_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
@@ -144,7 +145,7 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
         int count = shi_get16(p + 2);
         p += SHI_GROUP_HEADER;
         const char *gend = p + (Size) count * SHI_PACKED_ENTRY;
-        if (gend > pend) gend = pend; /* a damaged count never reads past the packed region */
+        if (gend > pend) return -1; /* a group count that overruns the packed region */
         int dtop = __builtin_popcount((uint32) (prefix ^ (uint16) (qkey >> 48)));
         if (prefix < glo || prefix > ghi || dtop > cap) {
             p = gend;

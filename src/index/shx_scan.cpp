@@ -122,11 +122,15 @@ void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
  * where the probes first reach them (simhash::first_probe_step): a row turns
  * up once in every partition, and only its first probe counts.
  */
-void scan_page(ShiScanOpaque *so, Page page, int part, uint64 lo, uint64 hi) {
+void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, int part, uint64 lo, uint64 hi) {
     int rot = so->st.rot[part];
     uint64 q = so->knn ? so->order_q : so->filter_q;
     int cap = so->knn ? (so->full ? so->bound : so->cap) : so->filter_r;
     int n = shi_leaf_near_entries(page, lo, hi, simhash::rotl64(q, rot), cap, so->near);
+    if (n < 0)
+        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                        errmsg("index \"%s\" page %u has a group of entries that overruns its packed region",
+                               RelationGetRelationName(index), blkno)));
     for (int i = 0; i < n; i++) {
         uint64 fp = simhash::rotr64(so->near[i].key, rot);
         int dist;
@@ -182,7 +186,7 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
                 blk = right;
                 continue;
             }
-            scan_page(so, page, part, a, b);
+            scan_page(index, so, page, blk, part, a, b);
             UnlockReleaseBuffer(buf);
             have = true;
             last_hi = phi;

@@ -1,0 +1,96 @@
+# A damaged simhash index must give an ERROR, never a crash or a wrong
+# answer: bytes of a leaf page and of a directory page are overwritten on
+# disk (server stopped), then both a query and simhash_index_check must fail
+# with a clear message (SQLSTATE XX002, index_corrupted, where the index
+# itself sees the damage), and the server must stay up.  Each damage is
+# undone before the next.
+use strict;
+use warnings;
+use PostgreSQL::Test::Cluster;
+use PostgreSQL::Test::Utils;
+use Test::More;
+
+my $node = PostgreSQL::Test::Cluster->new('corrupt');
+$node->init;
+$node->append_conf('postgresql.conf', "autovacuum = off\n");
+$node->start;
+$node->safe_psql('postgres', q{
+    CREATE EXTENSION simhash;
+    CREATE TABLE t (id bigint, fp simhash);
+    -- the top 16 bits take 50 values, so partition 0's leaves hold groups
+    -- of entries sharing them (packed pages); the other partitions are spread
+    INSERT INTO t SELECT i, (((i % 50)::bigint << 48) | (hashint8(i)::bigint & x'0000ffffffffffff'::bigint))::simhash
+        FROM generate_series(1, 20000) i;
+    CREATE INDEX t_fp ON t USING simhash (fp);
+    CHECKPOINT;
+});
+my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('t_fp')");
+my $blcksz = 8192;
+# ShiPageOpaque: lo, hi (8 bytes each), right (4), flags, part, packed_len, page_id (2 each), MAXALIGNed to 32
+my $special = $blcksz - 32;
+
+sub read_file_bytes { open(my $fh, '<:raw', $file) or die "$file: $!"; local $/; my $d = <$fh>; close $fh; return $d; }
+sub write_at {
+    my ($offset, $bytes) = @_;
+    open(my $fh, '+<:raw', $file) or die "$file: $!";
+    seek($fh, $offset, 0);
+    print $fh $bytes;
+    close $fh;
+}
+
+# find the first leaf (flags & 4) and the first directory page (flags & 2) of partition 0
+my $data = read_file_bytes();
+my ($leaf, $dir);
+for my $blk (0 .. length($data) / $blcksz - 1) {
+    my ($flags, $part, $packed, $id) = unpack('v4', substr($data, $blk * $blcksz + $special + 20, 8));
+    next unless $id == 0xFF83 && $part == 0;
+    $leaf //= $blk if ($flags & 4) && $packed > 0;
+    $dir //= $blk if $flags & 2;
+}
+ok(defined $leaf && defined $dir, "found a packed leaf and a directory page of partition 0");
+my $nblocks = length($data) / $blcksz;
+
+# a query that reads every partition's leaves whole (radius 40), and one through the index's probes
+my $query = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
+              SELECT count(*) FROM t WHERE simhash_within(fp, '0123456789abcdef', 40)};
+
+sub damaged_case {
+    my ($name, $offset, $bytes, $query_pattern, $check_pattern) = @_;
+    $node->stop;
+    my $saved = substr(read_file_bytes(), $offset, length $bytes);
+    write_at($offset, $bytes);
+    $node->start;
+    my ($rc, $out, $err) = $node->psql('postgres', $query);
+    isnt($rc, 0, "$name: the query fails");
+    like($err, $query_pattern, "$name: the query names the damage");
+    ($rc, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('t_fp')", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+    isnt($rc, 0, "$name: simhash_index_check fails");
+    like($err, $check_pattern, "$name: simhash_index_check reports it");
+    is($node->safe_psql('postgres', 'SELECT 1'), '1', "$name: the server is up");
+    $node->stop;
+    write_at($offset, $saved);
+    $node->start;
+}
+
+my $leaf_at = $leaf * $blcksz;
+damaged_case('leaf packed length past pd_lower', $leaf_at + $special + 24, pack('v', 0xFFF0),
+             qr/index "t_fp" page $leaf has a bad layout/, qr/XX002/);
+damaged_case('leaf page id', $leaf_at + $special + 26, pack('v', 0x1234),
+             qr/index "t_fp" contains unexpected page $leaf/, qr/XX002/);
+# the first group's entry count, far beyond the packed region
+damaged_case('leaf group count', $leaf_at + 24 + 2, pack('v', 0xFFFF),
+             qr/index "t_fp" page $leaf has a group of entries that overruns its packed region/, qr/XX002/);
+# directory slot 0 of partition 0 pointing past the end of the index
+damaged_case('directory slot past the end', $dir * $blcksz + 24, pack('V', $nblocks + 1000),
+             qr/could not read block|unexpected page|XX002/, qr/XX002|could not read block/);
+# ... and at another directory page
+damaged_case('directory slot at a directory page', $dir * $blcksz + 24, pack('V', $dir + 1),
+             qr/index "t_fp" contains unexpected page/, qr/XX002/);
+
+# undamaged again: sound, and the index answers like a sequential scan
+is($node->safe_psql('postgres', "SELECT simhash_index_check('t_fp', true)"), '', 'restored index is sound');
+is($node->safe_psql('postgres', $query),
+   $node->safe_psql('postgres', q{SET enable_indexscan = off; SET enable_bitmapscan = off;
+                                  SELECT count(*) FROM t WHERE simhash_within(fp, '0123456789abcdef', 40)}),
+   'restored index answers like a seqscan');
+done_testing();
