@@ -65,6 +65,20 @@ INSERT INTO pages (id, body) VALUES (3, pg_temp.page_text(1, 400) || ' appended'
 INSERT INTO pages (id, body) VALUES (4, pg_temp.page_text(401, 800));
 SELECT id, fp FROM pages ORDER BY id;
 
+-- A deferred constraint is checked at commit: a transaction may pass
+-- through a state with near-duplicates as long as it leaves none.
+CREATE TABLE deferred_docs (id int, fp simhash,
+                            EXCLUDE USING simhash (fp WITH %) DEFERRABLE INITIALLY DEFERRED);
+BEGIN;
+INSERT INTO deferred_docs VALUES (1, 'abcdef0123456789'), (2, 'abcdef0123456788');
+DELETE FROM deferred_docs WHERE id = 1;
+COMMIT;
+BEGIN;
+INSERT INTO deferred_docs VALUES (3, 'abcdef012345678b');
+SELECT count(*) FROM deferred_docs;
+COMMIT;
+SELECT id FROM deferred_docs ORDER BY id;
+
 -- Enough rows that the conflict check probes a real index: every one of
 -- 2000 well-spread rows is accepted, and a copy of each with 1 to 3 bits
 -- flipped is rejected (counted through ON CONFLICT DO NOTHING).
@@ -85,4 +99,4 @@ EXPLAIN (COSTS OFF) SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' 
 SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' LIMIT 2;
 RESET enable_seqscan;
 
-DROP TABLE uniq_docs, dup_docs, exact_docs, pages, many_docs;
+DROP TABLE uniq_docs, dup_docs, exact_docs, pages, deferred_docs, many_docs;
