@@ -130,6 +130,32 @@ SELECT d.source AS already_stored, d.fp <-> i.fp AS distance
   FROM docs d, incoming i WHERE d.fp % i.fp ORDER BY distance, d.source LIMIT 5;
 
 \echo
+\echo '== Refusing near-duplicates with a constraint (EXCLUDE USING simhash (fp WITH %))'
+-- A table that keeps one copy of each text: loading every document with
+-- ON CONFLICT DO NOTHING keeps the first of each near-duplicate group.
+CREATE TABLE library (
+    source text NOT NULL,
+    body   text,
+    fp     simhash GENERATED ALWAYS AS (simhash(body)) STORED,
+    EXCLUDE USING simhash (fp WITH %)
+);
+INSERT INTO library (source, body) SELECT source, body FROM docs ORDER BY id ON CONFLICT DO NOTHING;
+SELECT (SELECT count(*) FROM docs) AS offered, count(*) AS kept,
+       (SELECT count(*) - count(DISTINCT body) FROM docs) AS "refused: exact copies",
+       (SELECT count(DISTINCT body) FROM docs) - count(*) AS "refused: near-duplicates"
+  FROM library;
+-- Without ON CONFLICT the repost is an error naming the stored copy.
+DO $$
+BEGIN
+    INSERT INTO library (source, body)
+    SELECT 'repost', 'Reposted from our wiki. ' || body FROM docs WHERE source = 'Apache-2.0';
+EXCEPTION WHEN exclusion_violation THEN
+    RAISE NOTICE '% (the stored copy: %)', SQLERRM, (SELECT source FROM library
+                                    WHERE fp % simhash('Reposted from our wiki. ' ||
+                                          (SELECT body FROM docs WHERE source = 'Apache-2.0')) LIMIT 1);
+END $$;
+
+\echo
 \echo '== The same corpus with IDF weights (one genre: shared license boilerplate stops counting)'
 -- Copyright files share whole license texts, so plain term counts pull
 -- files together that only embed the same license.  Corpus document
