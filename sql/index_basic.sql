@@ -181,6 +181,28 @@ SELECT id FROM spill WHERE simhash_within(fp, pg_temp.flip(pg_temp.fp_of(4242), 
 RESET enable_seqscan;
 DROP TABLE spill;
 
+-- A fingerprint stored in many rows (the same short text everywhere): an
+-- insert of it touches a bounded number of pages however long the run of
+-- equal keys (it used to walk the whole run, a lock per page), and the run's
+-- pages stay full.
+CREATE FUNCTION pg_temp.statement_buffers(stmt text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || stmt INTO plan;
+    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::int + (plan->0->'Plan'->>'Shared Read Blocks')::int;
+END $$;
+CREATE TABLE repeated (id int, fp simhash);
+CREATE INDEX repeated_fp ON repeated USING simhash (fp);
+INSERT INTO repeated SELECT k, 'c0ffee00c0ffee00' FROM generate_series(1, 30000) k;
+SELECT pg_temp.statement_buffers($$INSERT INTO repeated VALUES (0, 'c0ffee00c0ffee00')$$) < 40 AS insert_touches_few_pages;
+SELECT bool_and(leaf_pages <= 30000 / 450) AS run_pages_full FROM simhash_index_stats('repeated_fp');
+SELECT simhash_index_check('repeated_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) FROM repeated WHERE fp = 'c0ffee00c0ffee00';
+SELECT count(*) FROM repeated WHERE fp % 'c0ffee00c0ffee01';
+RESET enable_seqscan;
+DROP TABLE repeated;
+
 -- Catalog: operator class, properties
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
 SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)

@@ -44,12 +44,14 @@ void update_directory(Relation index, const ShiState *st, int part, BlockNumber 
     }
 }
 
-/* Splits the full, exclusively locked leaf buf into itself and a new right page; releases buf. */
-void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhash::KeyTid *arr, int n) {
+/*
+ * Splits the full, exclusively locked leaf buf into itself (arr[0 .. mid))
+ * and a new right page (arr[mid .. n)); releases buf.
+ */
+void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhash::KeyTid *arr, int n, int mid) {
     Buffer nbuf = shi_new_buffer(index);
     BlockNumber oldblk = BufferGetBlockNumber(buf);
     BlockNumber newblk = BufferGetBlockNumber(nbuf);
-    int mid = n / 2;
     uint64 sep = arr[mid].key;
     ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
 
@@ -72,48 +74,68 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     update_directory(index, st, part, oldblk, newblk, sep, old.hi);
 }
 
+bool has_room(Buffer buf) {
+    PageHeader ph = (PageHeader) BufferGetPage(buf);
+    return ph->pd_lower + SHI_TAIL_ENTRY <= ph->pd_upper;
+}
+
+/* Appends (key, tid) to the exclusively locked leaf buf, which has room; releases buf. */
+void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
+    GenericXLogState *x = GenericXLogStart(index);
+    Page p = GenericXLogRegisterBuffer(x, buf, 0);
+    if (!shi_leaf_append(p, key, tid))
+        elog(ERROR, "simhash index \"%s\": no room on a leaf checked for room", RelationGetRelationName(index));
+    GenericXLogFinish(x);
+    UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Inserts into the first leaf that may hold key.  When it is full and key is
+ * its hi, equal keys may continue on the right sibling, which is tried while
+ * the full page stays locked (left to right, the order every backend locks
+ * neighbours in).  If that one is full as well, the first page is split: a
+ * page of one key only keeps its entries and the new page between it and
+ * its sibling starts with one, so inserts of a key stored many times (the
+ * same short text in a million rows) touch at most two pages and leave the
+ * run's pages full; walking the run to its end would cost a lock per page.
+ */
 void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
     Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
-    for (;;) {
-        Page page = BufferGetPage(buf);
-        ShiPageOpaque *op = ShiPageGetOpaque(page);
-        PageHeader ph = (PageHeader) page;
-        if (ph->pd_lower + SHI_TAIL_ENTRY <= ph->pd_upper) {
-            GenericXLogState *x = GenericXLogStart(index);
-            Page p = GenericXLogRegisterBuffer(x, buf, 0);
-            shi_leaf_append(p, key, tid);
-            GenericXLogFinish(x);
-            UnlockReleaseBuffer(buf);
-            return;
-        }
-        /* a run of equal keys may continue on the right sibling: try it before splitting */
-        if (op->hi == key && op->right != InvalidBlockNumber) {
-            BlockNumber next = op->right;
-            LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-            buf = ReleaseAndReadBuffer(buf, index, next);
-            LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-            shi_check_page(index, BufferGetPage(buf), next, SHI_LEAF);
-            continue;
-        }
-        /* full: re-pack the page if that frees a tenth of it, else split it */
-        simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
-        int n = shi_leaf_decode(page, arr);
-        arr[n].key = key;
-        arr[n].tid = shi_pack_tid(tid);
-        n++;
-        simhash::sort_key_tids(arr, (uint64) n);
-        if (shi_packed_size(arr, n) <= SHI_LEAF_SPACE * 9 / 10) {
-            GenericXLogState *x = GenericXLogStart(index);
-            Page p = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
-            shi_leaf_write_packed(p, arr, n);
-            GenericXLogFinish(x);
-            UnlockReleaseBuffer(buf);
-        } else {
-            split_leaf(index, st, part, buf, arr, n);
-        }
-        pfree(arr);
+    if (has_room(buf)) {
+        append_entry(index, buf, key, tid);
         return;
     }
+    Page page = BufferGetPage(buf);
+    ShiPageOpaque *op = ShiPageGetOpaque(page);
+    if (op->hi == key && op->right != InvalidBlockNumber) {
+        BlockNumber next = op->right;
+        Buffer rbuf = ReadBuffer(index, next);
+        LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
+        shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);
+        if (has_room(rbuf)) {
+            UnlockReleaseBuffer(buf);
+            append_entry(index, rbuf, key, tid);
+            return;
+        }
+        UnlockReleaseBuffer(rbuf);
+    }
+    /* full: re-pack the page if that frees a tenth of it, else split it */
+    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
+    int n = shi_leaf_decode(page, arr);
+    arr[n].key = key;
+    arr[n].tid = shi_pack_tid(tid);
+    n++;
+    simhash::sort_key_tids(arr, (uint64) n);
+    if (shi_packed_size(arr, n) <= SHI_LEAF_SPACE * 9 / 10) {
+        GenericXLogState *x = GenericXLogStart(index);
+        Page p = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
+        shi_leaf_write_packed(p, arr, n);
+        GenericXLogFinish(x);
+        UnlockReleaseBuffer(buf);
+    } else {
+        split_leaf(index, st, part, buf, arr, n, arr[0].key == arr[n - 1].key ? n - 1 : n / 2);
+    }
+    pfree(arr);
 }
 
 }  // namespace

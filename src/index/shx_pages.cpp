@@ -117,21 +117,35 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
 
 /*
  * The first leaf of the partition whose hi >= key, pinned and locked in
- * lockmode: starts at the directory hint and moves right (Lehman-Yao).
+ * lockmode: starts at the directory hint and moves right (Lehman-Yao).  It
+ * moves right under share locks, as nbtree does, and takes an exclusive lock
+ * only on the hint and on the page it stops at: a skewed partition (one block value shared by
+ * many rows) can put many pages between the hint and that page, and
+ * inserters passing through them should not queue behind each other.  A page
+ * found under a share lock may split before the exclusive lock is granted;
+ * its hi then drops below key, and the search goes on to the right.
  */
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode) {
     BlockNumber blk = shi_dir_lookup(index, st, part, key);
     Buffer buf = ReadBuffer(index, blk);
-    LockBuffer(buf, lockmode);
+    int held = lockmode; /* the hint is usually the page: lock it as the caller wants */
+    LockBuffer(buf, held);
     for (;;) {
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, blk, SHI_LEAF);
         ShiPageOpaque *op = ShiPageGetOpaque(page);
-        if (op->hi >= key || op->right == InvalidBlockNumber) return buf;
+        if (op->hi >= key || op->right == InvalidBlockNumber) {
+            if (held == lockmode) return buf;
+            LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+            LockBuffer(buf, lockmode);
+            held = lockmode;
+            continue; /* check the page again under the lock the caller wants */
+        }
         blk = op->right;
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         buf = ReleaseAndReadBuffer(buf, index, blk);
-        LockBuffer(buf, lockmode);
+        held = BUFFER_LOCK_SHARE;
+        LockBuffer(buf, held);
         CHECK_FOR_INTERRUPTS();
     }
 }
