@@ -65,6 +65,13 @@ INSERT INTO pages (id, body) VALUES (3, pg_temp.page_text(1, 400) || ' appended'
 INSERT INTO pages (id, body) VALUES (4, pg_temp.page_text(401, 800));
 SELECT id, fp FROM pages ORDER BY id;
 
+-- ... or no stored fingerprint at all: the constraint on the expression.
+CREATE TABLE notes (id int, body text, EXCLUDE USING simhash ((simhash(body)) WITH %));
+INSERT INTO notes VALUES (1, pg_temp.page_text(1, 300));
+INSERT INTO notes VALUES (2, pg_temp.page_text(1, 300) || ' extra');
+INSERT INTO notes VALUES (3, pg_temp.page_text(301, 600)), (4, NULL);
+SELECT id FROM notes ORDER BY id;
+
 -- A deferred constraint is checked at commit: a transaction may pass
 -- through a state with near-duplicates as long as it leaves none.
 CREATE TABLE deferred_docs (id int, fp simhash,
@@ -99,4 +106,4 @@ EXPLAIN (COSTS OFF) SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' 
 SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' LIMIT 2;
 RESET enable_seqscan;
 
-DROP TABLE uniq_docs, dup_docs, exact_docs, pages, deferred_docs, many_docs;
+DROP TABLE uniq_docs, dup_docs, exact_docs, pages, notes, deferred_docs, many_docs;
