@@ -284,6 +284,7 @@ Buffer shi_new_buffer(Relation index);
 BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep = nullptr);
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
+void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 
 /* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shi_pack_tid) */
 int shi_leaf_decode(Page page, simhash::KeyTid *out);

@@ -109,6 +109,9 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
     ShiPageOpaque *op = ShiPageGetOpaque(page);
     if (op->hi == key && op->right != InvalidBlockNumber) {
         BlockNumber next = op->right;
+        if (next == BufferGetBlockNumber(buf)) /* locking it again would wait for ourselves */
+            ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                            errmsg("index \"%s\" page %u links to itself", RelationGetRelationName(index), next)));
         Buffer rbuf = ReadBuffer(index, next);
         LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
         shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);

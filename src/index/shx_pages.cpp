@@ -50,11 +50,26 @@ void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_
                                RelationGetRelationName(index), blkno)));
     if ((expect_flags & SHI_LEAF) &&
         (((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
+         ((PageHeader) page)->pd_upper > ((PageHeader) page)->pd_special ||
          SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len > ((PageHeader) page)->pd_lower))
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" page %u has a bad layout (pd_lower %u, pd_upper %u, packed length %u)",
                                RelationGetRelationName(index), blkno, (unsigned) ((PageHeader) page)->pd_lower,
                                (unsigned) ((PageHeader) page)->pd_upper, (unsigned) ShiPageGetOpaque(page)->packed_len)));
+}
+
+/*
+ * Raises an error unless leaf blkno, reached through the right link of leaf
+ * from whose hi was from_hi, starts where that one ended.  A page's lo never
+ * changes and a split gives the new right page the left page's old hi, so
+ * this holds under any concurrent split; a link back to the same page or to
+ * the left breaks it, and would otherwise send the walk round for ever.
+ */
+void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno) {
+    if (blkno == from || ShiPageGetOpaque(page)->lo != from_hi)
+        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                        errmsg("index \"%s\" page %u links to page %u, which does not start where it ends",
+                               RelationGetRelationName(index), from, blkno)));
 }
 
 const ShiState *shi_get_state(Relation index) {
@@ -130,9 +145,12 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
     Buffer buf = ReadBuffer(index, blk);
     int held = lockmode; /* the hint is usually the page: lock it as the caller wants */
     LockBuffer(buf, held);
+    BlockNumber from = InvalidBlockNumber;
+    uint64 from_hi = 0;
     for (;;) {
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, blk, SHI_LEAF);
+        if (from != InvalidBlockNumber) shi_check_right_step(index, page, from, from_hi, blk);
         ShiPageOpaque *op = ShiPageGetOpaque(page);
         if (op->hi >= key || op->right == InvalidBlockNumber) {
             if (held == lockmode) return buf;
@@ -141,6 +159,8 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
             held = lockmode;
             continue; /* check the page again under the lock the caller wants */
         }
+        from = blk;
+        from_hi = op->hi;
         blk = op->right;
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         buf = ReleaseAndReadBuffer(buf, index, blk);

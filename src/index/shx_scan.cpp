@@ -173,17 +173,23 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
     for (int64 r = 0; r < nranges; r++) {
         uint64 a = lo[r], b = hi[r];
         BlockNumber blk = (have && last_hi >= a) ? last_blk : shi_dir_lookup(index, &so->st, part, a, &dir);
+        BlockNumber from = InvalidBlockNumber;
+        uint64 from_hi = 0;
         for (;;) {
             Buffer buf = ReadBuffer(index, blk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
             Page page = BufferGetPage(buf);
             shi_check_page(index, page, blk, SHI_LEAF);
+            if (from != InvalidBlockNumber) shi_check_right_step(index, page, from, from_hi, blk);
             ShiPageOpaque *op = ShiPageGetOpaque(page);
             BlockNumber right = op->right;
             uint64 phi = op->hi;
+            from = blk;
+            from_hi = phi;
             if (phi < a && right != InvalidBlockNumber) {
                 UnlockReleaseBuffer(buf);
                 blk = right;
+                CHECK_FOR_INTERRUPTS();
                 continue;
             }
             scan_page(index, so, page, blk, part, a, b);

@@ -80,6 +80,9 @@ damaged_case('leaf page id', $leaf_at + $special + 26, pack('v', 0x1234),
 # the first group's entry count, far beyond the packed region
 damaged_case('leaf group count', $leaf_at + 24 + 2, pack('v', 0xFFFF),
              qr/index "t_fp" page $leaf has a group of entries that overruns its packed region/, qr/XX002/);
+# a leaf's right link back to itself: an error, not a walk round for ever
+damaged_case('leaf linked to itself', $leaf_at + $special + 16, pack('V', $leaf),
+             qr/index "t_fp" page $leaf links to page $leaf, which does not start where it ends/, qr/XX002/);
 # directory slot 0 of partition 0 pointing past the end of the index
 damaged_case('directory slot past the end', $dir * $blcksz + 24, pack('V', $nblocks + 1000),
              qr/could not read block|unexpected page|XX002/, qr/XX002|could not read block/);
