@@ -115,6 +115,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         Buffer rbuf = ReadBuffer(index, next);
         LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
         shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);
+        shi_check_right_step(index, BufferGetPage(rbuf), BufferGetBlockNumber(buf), op->hi, next);
         if (has_room(rbuf)) {
             UnlockReleaseBuffer(buf);
             append_entry(index, rbuf, key, tid);
