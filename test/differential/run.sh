@@ -7,7 +7,8 @@
 # sequential scan.  Also checks the index structure (simhash_index_check) after
 # every round.  Exits non-zero on any mismatch; the last line is a summary.
 #   DIFF_ROWS (default 3000), DIFF_ROUNDS (4), DIFF_QUERIES (150), DIFF_BLOCKS ("1 3 4 5 8 16"),
-#   then two rounds on DIFF_LARGE_ROWS (60000; 0 skips) with DIFF_LARGE_BLOCKS ("4 16")
+#   then two rounds on DIFF_LARGE_ROWS (60000; 0 skips) with DIFF_LARGE_BLOCKS ("4 16"),
+#   then DIFF_EXCLUDE_SECONDS (5) of concurrent inserts under an exclusion constraint
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
@@ -64,5 +65,24 @@ run_blocks "$ROWS" "$ROUNDS" $BLOCKS
 # whole, which is where a row reached by several probes must count once.
 # shellcheck disable=SC2086
 [ "$LARGE_ROWS" -gt 0 ] && run_blocks "$LARGE_ROWS" 2 $LARGE_BLOCKS
+# Concurrent writers under EXCLUDE USING simhash (fp WITH %): four clients
+# insert near copies of 3000 fingerprints with ON CONFLICT DO NOTHING; no two
+# rows may end up within the threshold.
+cat >"$TMP/exclude.sql" <<'SQL'
+\set base random(1, 3000)
+\set f1 random(0, 63)
+\set f2 random(0, 63)
+INSERT INTO ex (fp) VALUES ((hashint8(:base)::bigint # (1::bigint << :f1) # (1::bigint << :f2))::simhash) ON CONFLICT DO NOTHING;
+SQL
+chmod a+r "$TMP/exclude.sql"
+psql_run -c "CREATE TABLE ex (id bigserial, fp simhash, EXCLUDE USING simhash (fp WITH %))" >/dev/null || exit 1
+(cd "$TMP" && as_cluster_owner pgbench -n -h "$TMP" -c 4 -j 2 -T "${DIFF_EXCLUDE_SECONDS:-5}" -f "$TMP/exclude.sql" postgres >"$TMP/pgbench.out" 2>&1) ||
+    { cat "$TMP/pgbench.out"; exit 1; }
+kept=$(psql_run -c "SELECT count(*) FROM ex")
+violations=$(psql_run -c "SET simhash.threshold = 3; SELECT count(*) FROM ex a JOIN ex b ON a.fp % b.fp AND a.id < b.id")
+psql_run -c "SELECT simhash_index_check('ex_fp_excl', true)" >/dev/null || violations=$((violations + 1))
+echo "exclusion constraint, 4 concurrent writers: $kept rows kept, $violations pairs within the threshold"
+total_bad=$((total_bad + violations))
+
 echo "differential: $total_q queries, $total_bad mismatches (blocks: $BLOCKS; $LARGE_ROWS rows: $LARGE_BLOCKS)"
 [ "$total_bad" -eq 0 ]
