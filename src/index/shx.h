@@ -233,6 +233,17 @@ inline void shi_leaf_foreach(Page page, F &&f) {
     shi_leaf_foreach_range(page, 0, PG_UINT64_MAX, f);
 }
 
+/*
+ * Hot loops that count bits are also compiled for the POPCNT instruction on
+ * x86-64; the dynamic loader picks that version on CPUs that have it (the
+ * baseline build calls libgcc's software popcount).
+ */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
+#define SHI_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#else
+#define SHI_POPCNT_CLONES
+#endif
+
 /* reloptions */
 typedef struct ShiOptions {
     int32 vl_len_;

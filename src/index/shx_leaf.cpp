@@ -127,12 +127,6 @@ bool shi_leaf_layout_ok(Page page) {
  * (a plain build calls a software popcount, about a third of a KNN scan).
  * Returns -1 for a page whose groups overrun its packed region.
  */
-#if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SHI_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
-#else
-#define SHI_POPCNT_CLONES
-#endif
-
 SHI_POPCNT_CLONES
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out) {
     int n = 0;

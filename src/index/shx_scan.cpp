@@ -122,6 +122,7 @@ void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
  * where the probes first reach them (simhash::first_probe_step): a row turns
  * up once in every partition, and only its first probe counts.
  */
+SHI_POPCNT_CLONES
 void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, int part, uint64 lo, uint64 hi) {
     int rot = so->st.rot[part];
     uint64 q = so->knn ? so->order_q : so->filter_q;
