@@ -196,10 +196,18 @@ CREATE INDEX repeated_fp ON repeated USING simhash (fp);
 INSERT INTO repeated SELECT k, 'c0ffee00c0ffee00' FROM generate_series(1, 30000) k;
 SELECT pg_temp.statement_buffers($$INSERT INTO repeated VALUES (0, 'c0ffee00c0ffee00')$$) < 40 AS insert_touches_few_pages;
 SELECT bool_and(leaf_pages <= 30000 / 450) AS run_pages_full FROM simhash_index_stats('repeated_fp');
+-- A key after that run in the same 16-bit block value: the first such
+-- insert passes the run's pages and records a skip over them, the next ones
+-- jump (as do scans).
+INSERT INTO repeated VALUES (1, 'c0ffff0000000000');
+SELECT pg_temp.statement_buffers($$INSERT INTO repeated VALUES (2, 'c0ffff0000000001')$$) < 40 AS after_run_touches_few_pages;
+INSERT INTO repeated SELECT k, 'c0ffee00c0ffee00' FROM generate_series(1, 3000) k;
+SELECT pg_temp.statement_buffers($$INSERT INTO repeated VALUES (3, 'c0ffff0000000003')$$) < 40 AS skip_survives_splits;
 SELECT simhash_index_check('repeated_fp', true);
 SET enable_seqscan = off;
 SELECT count(*) FROM repeated WHERE fp = 'c0ffee00c0ffee00';
 SELECT count(*) FROM repeated WHERE fp % 'c0ffee00c0ffee01';
+SELECT id FROM repeated WHERE simhash_within(fp, 'c0ffff0000000002', 1) ORDER BY id;
 RESET enable_seqscan;
 DROP TABLE repeated;
 

@@ -58,6 +58,11 @@
  * that frees at least a tenth of it, else split.  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
  * per group, so an entry costs ~12 bytes.
+ * A leaf may also carry a skip (ShiPageOpaque.skip): a page further right
+ * such that every page in between has this page's hi.  Inserts record one
+ * after passing a long run of pages of one key (a fingerprint stored very
+ * many times) and walks jump over the run (shi_find_leaf explains why it
+ * stays right); pages built or split start without one.
  * Directory slot i (slot value s = i << 48) names a leaf of the partition
  * whose lo < s (or the leftmost leaf).  A page's lo never changes (pages are
  * never merged or freed), so a slot never becomes wrong, only stale: a
@@ -145,9 +150,13 @@ typedef struct ShiPageOpaque {
     uint16 part;        /* partition of a leaf or directory page */
     uint16 packed_len;  /* leaf: bytes of the packed region */
     uint16 page_id;     /* SHI_PAGE_ID */
+    BlockNumber skip;   /* leaf: 0, or a page to the right such that every page
+                         * in between has this page's hi (see shi_find_leaf) */
 } ShiPageOpaque;
 
 #define ShiPageGetOpaque(page) ((ShiPageOpaque *) PageGetSpecialPointer(page))
+/* skip took what used to be padding: the special area keeps its size */
+static_assert(MAXALIGN(sizeof(ShiPageOpaque)) == 32, "simhash leaf special area is 32 bytes");
 
 typedef struct ShiMetaPageData {
     uint32 magic;

@@ -62,6 +62,13 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, u
     r.npages = 0;
     BlockNumber blk = st->first_leaf[p];
     uint64 prev_hi = 0;
+    /* skips not yet reached: every page up to its target must share the hi of the page it starts on */
+    struct OpenSkip {
+        BlockNumber from, target;
+        uint64 hi;
+    };
+    int nopen = 0, maxopen = 16;
+    OpenSkip *open = (OpenSkip *) palloc(sizeof(OpenSkip) * maxopen);
     while (blk != InvalidBlockNumber) {
         CHECK_FOR_INTERRUPTS();
         if (blk == 0 || blk >= nblocks) CORRUPT("index \"%s\" partition %d links to block %u outside the index", name, p, blk);
@@ -84,6 +91,24 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, u
                 CORRUPT("index \"%s\" partition %d: rightmost leaf %u does not end at 2^64-1", name, p, blk);
             if (!shi_leaf_layout_ok(page))
                 CORRUPT("index \"%s\" block %u: the packed groups and the tail do not add up to pd_lower", name, blk);
+            for (int i = 0; i < nopen; i++) {
+                if (open[i].target == blk) {
+                    if (op->lo != open[i].hi)
+                        CORRUPT("index \"%s\" block %u: the skip from block %u lands here, but this page's lo %llx is not %llx",
+                                name, blk, open[i].from, (unsigned long long) op->lo, (unsigned long long) open[i].hi);
+                    open[i--] = open[--nopen];
+                } else if (op->hi != open[i].hi) {
+                    CORRUPT("index \"%s\" block %u: the skip from block %u passes it, but its hi %llx differs from %llx",
+                            name, blk, open[i].from, (unsigned long long) op->hi, (unsigned long long) open[i].hi);
+                }
+            }
+            if (op->skip != 0) {
+                if (nopen == maxopen) {
+                    maxopen *= 2;
+                    open = (OpenSkip *) repalloc(open, sizeof(OpenSkip) * maxopen);
+                }
+                open[nopen++] = OpenSkip{blk, op->skip, op->hi};
+            }
             if (los) {
                 los[blk] = op->lo;
                 is_leaf[blk] = true;
@@ -110,6 +135,10 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, u
         blk = op->right;
         UnlockReleaseBuffer(buf);
     }
+    if (nopen > 0)
+        CORRUPT("index \"%s\" block %u: its skip names block %u, which is not to its right in partition %d", name,
+                open[0].from, open[0].target, p);
+    pfree(open);
     return r;
 }
 

@@ -66,6 +66,13 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     ShiPageGetOpaque(left)->lo = old.lo;
     ShiPageGetOpaque(left)->hi = sep;
     ShiPageGetOpaque(left)->right = newblk;
+    /*
+     * A skip passes pages whose hi is the old page's hi.  The new right page
+     * has that hi, so the skip stays with the left page if its hi does not
+     * change, else moves to the right page.
+     */
+    if (sep == old.hi) ShiPageGetOpaque(left)->skip = old.skip;
+    else ShiPageGetOpaque(right)->skip = old.skip;
     shi_leaf_write_packed(left, arr, mid);
     shi_leaf_write_packed(right, arr + mid, n - mid);
     GenericXLogFinish(x);

@@ -130,15 +130,44 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
     return leaf;
 }
 
+/* Pages of one hi an inserter passes before it records a skip over them. */
+#define SHI_SKIP_AFTER 8
+
+/*
+ * Records on leaf from, if its hi is still hi, that target is the first page
+ * to its right with a larger hi.  The caller holds no lock (from is left of
+ * where it stands, and locks are taken left to right).
+ */
+static void record_skip(Relation index, BlockNumber from, uint64 hi, BlockNumber target) {
+    Buffer buf = ReadBuffer(index, from);
+    LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    Page page = BufferGetPage(buf);
+    shi_check_page(index, page, from, SHI_LEAF);
+    if (ShiPageGetOpaque(page)->hi == hi && ShiPageGetOpaque(page)->skip != target) {
+        GenericXLogState *x = GenericXLogStart(index);
+        Page p = GenericXLogRegisterBuffer(x, buf, 0);
+        ShiPageGetOpaque(p)->skip = target;
+        GenericXLogFinish(x);
+    }
+    UnlockReleaseBuffer(buf);
+}
+
 /*
  * The first leaf of the partition whose hi >= key, pinned and locked in
  * lockmode: starts at the directory hint and moves right (Lehman-Yao).  It
  * moves right under share locks, as nbtree does, and takes an exclusive lock
- * only on the hint and on the page it stops at: a skewed partition (one block value shared by
- * many rows) can put many pages between the hint and that page, and
- * inserters passing through them should not queue behind each other.  A page
- * found under a share lock may split before the exclusive lock is granted;
- * its hi then drops below key, and the search goes on to the right.
+ * only on the hint and on the page it stops at.
+ *
+ * Skew can put many pages between the hint and that page: a fingerprint
+ * stored a million times fills a run of pages whose lo and hi are all its
+ * key, and every key after it in the same 16-bit directory slot lies beyond
+ * them.  So an inserter that passes SHI_SKIP_AFTER or more pages with one hi
+ * records, on the first of them, the page after them (ShiPageOpaque.skip),
+ * and walks jump there.  A skip stays right: pages between the two can only
+ * come from splits of pages whose keys all equal that hi, which give pages
+ * with the same hi, and a split of the first page re-initialises it and so
+ * drops the skip.  The jump lands on a page whose lo is that hi, as a move
+ * right does (shi_check_right_step).
  */
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode) {
     BlockNumber blk = shi_dir_lookup(index, st, part, key);
@@ -147,11 +176,37 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
     LockBuffer(buf, held);
     BlockNumber from = InvalidBlockNumber;
     uint64 from_hi = 0;
+    /* the stretch of pages sharing one hi that the walk is in */
+    BlockNumber run_first = InvalidBlockNumber, run_skip = 0;
+    uint64 run_hi = 0;
+    int run_len = 0;
+    bool arrived = true;
     for (;;) {
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, blk, SHI_LEAF);
         if (from != InvalidBlockNumber) shi_check_right_step(index, page, from, from_hi, blk);
         ShiPageOpaque *op = ShiPageGetOpaque(page);
+        if (arrived) {
+            arrived = false;
+            if (run_first != InvalidBlockNumber && op->hi == run_hi) {
+                run_len++;
+            } else {
+                if (lockmode == BUFFER_LOCK_EXCLUSIVE && run_len >= SHI_SKIP_AFTER && run_skip != blk) {
+                    LockBuffer(buf, BUFFER_LOCK_UNLOCK);
+                    record_skip(index, run_first, run_hi, blk);
+                    held = BUFFER_LOCK_SHARE;
+                    LockBuffer(buf, held);
+                    run_first = InvalidBlockNumber;
+                    run_len = 0;
+                    arrived = true; /* look at this page again: it was unlocked */
+                    continue;
+                }
+                run_first = blk;
+                run_hi = op->hi;
+                run_skip = op->skip;
+                run_len = 1;
+            }
+        }
         if (op->hi >= key || op->right == InvalidBlockNumber) {
             if (held == lockmode) return buf;
             LockBuffer(buf, BUFFER_LOCK_UNLOCK);
@@ -161,11 +216,12 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         }
         from = blk;
         from_hi = op->hi;
-        blk = op->right;
+        blk = (op->skip != 0 && op->skip != blk) ? op->skip : op->right;
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         buf = ReleaseAndReadBuffer(buf, index, blk);
         held = BUFFER_LOCK_SHARE;
         LockBuffer(buf, held);
+        arrived = true;
         CHECK_FOR_INTERRUPTS();
     }
 }

@@ -188,8 +188,9 @@ void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, 
             from = blk;
             from_hi = phi;
             if (phi < a && right != InvalidBlockNumber) {
+                /* every page before a skip's target ends at phi too (shi_find_leaf) */
+                blk = (op->skip != 0 && op->skip != blk) ? op->skip : right;
                 UnlockReleaseBuffer(buf);
-                blk = right;
                 CHECK_FOR_INTERRUPTS();
                 continue;
             }

@@ -27,7 +27,9 @@ $primary->safe_psql('postgres', qq{
     CREATE INDEX t_fp ON t USING simhash (fp) WITH (fillfactor = 50);
     -- inserts that split leaves and refresh the directory
     INSERT INTO t SELECT i, $gen FROM generate_series(3001, 20000) i;
-    INSERT INTO t SELECT 100000 + i, 'aaaaaaaaaaaaaaaa' FROM generate_series(1, 2000) i;
+    INSERT INTO t SELECT 100000 + i, 'aaaaaaaaaaaaaaaa' FROM generate_series(1, 10000) i;
+    -- keys after that run in the same block value: the first records a skip over it
+    INSERT INTO t SELECT 200000 + i, ('aaaaffff0000000' || i)::simhash FROM generate_series(0, 3) i;
     DELETE FROM t WHERE id % 5 = 0;
     VACUUM t;
     INSERT INTO t SELECT i, $gen FROM generate_series(20001, 22000) i;

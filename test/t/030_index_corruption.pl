@@ -55,12 +55,13 @@ my $query = q{SET enable_seqscan = off; SET enable_bitmapscan = off;
               SELECT count(*) FROM t WHERE simhash_within(fp, '0123456789abcdef', 40)};
 
 sub damaged_case {
-    my ($name, $offset, $bytes, $query_pattern, $check_pattern) = @_;
+    my ($name, $offset, $bytes, $query_pattern, $check_pattern, $case_query) = @_;
+    $case_query //= $query;
     $node->stop;
     my $saved = substr(read_file_bytes(), $offset, length $bytes);
     write_at($offset, $bytes);
     $node->start;
-    my ($rc, $out, $err) = $node->psql('postgres', $query);
+    my ($rc, $out, $err) = $node->psql('postgres', $case_query);
     isnt($rc, 0, "$name: the query fails");
     like($err, $query_pattern, "$name: the query names the damage");
     ($rc, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('t_fp')", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
@@ -83,6 +84,14 @@ damaged_case('leaf group count', $leaf_at + 24 + 2, pack('v', 0xFFFF),
 # a leaf's right link back to itself: an error, not a walk round for ever
 damaged_case('leaf linked to itself', $leaf_at + $special + 16, pack('V', $leaf),
              qr/index "t_fp" page $leaf links to page $leaf, which does not start where it ends/, qr/XX002/);
+# a skip (ShiPageOpaque.skip, offset 28) naming a directory page: an insert
+# of a key just past the leaf's range jumps there and stops with an error
+{
+    my ($hi) = unpack('Q<', substr(read_file_bytes(), $leaf_at + $special + 8, 8));
+    my $q = sprintf('%016x', $hi + 1);
+    damaged_case('leaf skip to a directory page', $leaf_at + $special + 28, pack('V', $dir),
+                 qr/index "t_fp" contains unexpected page $dir/, qr/XX002/, "INSERT INTO t VALUES (0, '$q')");
+}
 # directory slot 0 of partition 0 pointing past the end of the index
 damaged_case('directory slot past the end', $dir * $blcksz + 24, pack('V', $nblocks + 1000),
              qr/could not read block|unexpected page|XX002/, qr/XX002|could not read block/);
