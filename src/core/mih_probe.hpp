@@ -91,6 +91,16 @@ inline ProbeStep first_probe_step(uint64_t diff, const uint64_t* masks, int npar
     }
     return s;
 }
+// Radius search probes every partition with the block values within t bits
+// of the query's, partition after partition; a row turns up in each
+// partition where its block is that close.  It is new in partition part
+// unless an earlier partition already reached it.
+inline bool reached_in_earlier_partition(uint64_t diff, const uint64_t* masks, int part, int t) noexcept {
+    for (int p = 0; p < part; p++)
+        if (__builtin_popcountll(diff & masks[p]) <= t) return true;
+    return false;
+}
+
 // Is step a probed before (level, part) in that order?
 inline bool probe_step_before(ProbeStep a, int level, int part) noexcept {
     return a.level < level || (a.level == level && a.part < part);

@@ -18,8 +18,10 @@
  * no heap visit, no recheck, index-only scans work.  A radius-r query probes,
  * in every partition, the key range of every block value within t bits of
  * q's block (sum_{i<=t} C(width, i) probes per partition), keeps the entries
- * within distance r and removes duplicate tids (a row near q is usually
- * found in several partitions).  When the probes would cost more than reading
+ * within distance r, and takes each in the first partition whose probes
+ * reach it (a row near q is usually found in several; its own bits tell
+ * which came first, so no set of tids is kept and a bitmap scan can add
+ * matches to the bitmap as it goes).  When the probes would cost more than reading
  * one partition whole (large r), the scan reads partition 0's chain instead,
  * which is still exact.
  *

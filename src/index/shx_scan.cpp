@@ -3,7 +3,9 @@
  * %<= (q, r)) and exact KNN (ORDER BY fp <-> q).  See shindex.h for the
  * algorithm.  All matches are collected into backend memory at the first
  * call (radius search) or level by level (KNN), verified exactly in the
- * index (the key holds the whole fingerprint), and de-duplicated by tid.
+ * index (the key holds the whole fingerprint), each row counted in the
+ * first partition whose probes reach it.  Bitmap scans add matches to the
+ * bitmap as pages are read.
  */
 #include "shx.h"
 
@@ -14,7 +16,6 @@ extern "C" {
 #include "access/itup.h"
 #include "access/relscan.h"
 #include "executor/executor.h"
-#include "lib/qunique.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "utils/memutils.h"
@@ -56,6 +57,9 @@ struct ShiScanOpaque {
     /* the page filter: entries within filter_r of filter_q (radius search) */
     uint64 filter_q;
     int filter_r;
+    int radius_t;            /* radius search: per-block radius probed, -1 for a whole-partition read */
+    TIDBitmap *tbm;          /* amgetbitmap: matches go straight into it */
+    int64 ntids;
     ShiNearEntry *near;      /* one page's entries that pass it */
 };
 
@@ -138,7 +142,16 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
         if (!matches(so, fp, &dist)) continue;
         ItemPointer tid = &so->near[i].tid;
         if (!so->knn) {
-            add_hit(so, tid, fp, dist);
+            /* a row is reached in every partition where its block is close enough; take it in the first */
+            if (so->radius_t >= 0 &&
+                simhash::reached_in_earlier_partition(fp ^ so->filter_q, so->st.mask, part, so->radius_t))
+                continue;
+            if (so->tbm != NULL) {
+                tbm_add_tuples(so->tbm, tid, 1, false);
+                so->ntids++;
+            } else {
+                add_hit(so, tid, fp, dist);
+            }
             continue;
         }
         simhash::ProbeStep first = simhash::first_probe_step(fp ^ so->order_q, so->st.mask, so->st.nparts);
@@ -243,6 +256,7 @@ void full_scan(Relation index, ShiScanOpaque *so) {
 void radius_search(Relation index, ShiScanOpaque *so) {
     so->filter_q = 0;
     so->filter_r = 64;
+    so->radius_t = -1;
     if (so->nkeys == 0) {
         full_scan(index, so);
     } else {
@@ -254,17 +268,15 @@ void radius_search(Relation index, ShiScanOpaque *so) {
         int t = so->kr[best] / so->st.nparts;
         double cost = 0;
         for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
-        if (cost > leaf_pages_per_part(index, &so->st)) full_scan(index, so);
-        else
+        if (cost > leaf_pages_per_part(index, &so->st)) {
+            full_scan(index, so);
+        } else {
+            so->radius_t = t;
             for (int p = 0; p < so->st.nparts; p++) probe_partition(index, so, so->kq[best], p, 0, t);
+        }
     }
-    if (so->nhits > 1) {
-        qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_tid);
-        int64 j = 0;
-        for (int64 i = 0; i < so->nhits; i++)
-            if (j == 0 || !ItemPointerEquals(&so->hits[j - 1].tid, &so->hits[i].tid)) so->hits[j++] = so->hits[i];
-        so->nhits = j;
-    }
+    /* heap order for the executor (each row is there once: reached_in_earlier_partition) */
+    if (so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_tid);
 }
 
 /*
@@ -382,6 +394,8 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     memset(so->bpos, 0, sizeof(so->bpos));
     so->started = false;
     so->nomatch = false;
+    so->tbm = NULL;
+    so->ntids = 0;
     so->last_itup = NULL;
     so->nkeys = scan->numberOfKeys;
     so->kq = (uint64 *) MemoryContextAlloc(so->cxt, sizeof(uint64) * Max(1, so->nkeys));
@@ -491,13 +505,13 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
 int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     if (!so->started) {
+        /* matches go into the bitmap as pages are read: memory stays within its work_mem */
         so->has_order = false;
+        so->tbm = tbm;
         start_scan(scan);
+        so->tbm = NULL;
     }
-    for (int64 i = 0; i < so->nhits; i++) tbm_add_tuples(tbm, &so->hits[i].tid, 1, false);
-    int64 n = so->nhits;
-    so->next = so->nhits;
-    return n;
+    return so->ntids;
 }
 
 void shi_endscan(IndexScanDesc scan) {

@@ -176,3 +176,30 @@ TEST(IndexMih, FirstProbeStepIsTheOnlyProbeThatCountsARow) {
         }
     }
 }
+
+TEST(IndexMih, RadiusSearchCountsEachRowInOnePartition) {
+    // Every row within radius r of q is reached by the probes of some
+    // partition (pigeonhole), and counted in exactly one of those.
+    std::mt19937_64 rng(29);
+    for (int n : {1, 2, 3, 4, 5, 8, 16}) {
+        BlockLayout l;
+        ASSERT_TRUE(make_block_layout(n, &l));
+        uint64_t masks[kMaxBlocks];
+        for (int p = 0; p < n; p++) masks[p] = l.mask(p);
+        for (int r : {0, 3, 7, 12}) {
+            int t = per_block_radius(r, n);
+            for (int i = 0; i < 1000; i++) {
+                uint64_t q = rng(), row = q;
+                int flips = static_cast<int>(rng() % (r + 1));
+                for (int f = 0; f < flips; f++) row ^= 1ull << (rng() % 64);
+                if (hamming_distance(row, q) > r) continue;
+                int counted = 0;
+                for (int p = 0; p < n; p++) {
+                    bool probed = hamming_distance(l.value(row, p), l.value(q, p)) <= t;
+                    if (probed && !reached_in_earlier_partition(row ^ q, masks, p, t)) counted++;
+                }
+                EXPECT_EQ(counted, 1) << "n=" << n << " r=" << r;
+            }
+        }
+    }
+}
