@@ -208,6 +208,11 @@ SET enable_seqscan = off;
 SELECT count(*) FROM repeated WHERE fp = 'c0ffee00c0ffee00';
 SELECT count(*) FROM repeated WHERE fp % 'c0ffee00c0ffee01';
 SELECT id FROM repeated WHERE simhash_within(fp, 'c0ffff0000000002', 1) ORDER BY id;
+-- An index scan reads leaf pages as rows are asked for: "is there a near
+-- duplicate?" stops at the first, not after all 33,001.
+SET enable_bitmapscan = off;
+SELECT pg_temp.statement_buffers($$SELECT 1 FROM repeated WHERE fp % 'c0ffee00c0ffee01' LIMIT 1$$) < 20 AS first_match_reads_few_pages;
+RESET enable_bitmapscan;
 RESET enable_seqscan;
 DROP TABLE repeated;
 

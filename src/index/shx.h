@@ -93,11 +93,13 @@
  * split: left page and new right page are one generic WAL record of two
  * buffers, then each changed directory page is its own record).  VACUUM
  * compacts entries inside pages under an exclusive lock and never frees a
- * page, so no scan can follow a recycled page.  Scans collect all matching
- * tids into backend memory at the first call.  With an MVCC snapshot (as in
- * pgvector) a tid removed by VACUUM and reused by a new heap tuple is then
- * invisible to the scan, and VACUUM cannot mark that heap page all-visible
- * while the snapshot is held, so index-only scans are safe.  With another
+ * page, so no scan can follow a recycled page.  Scans hold no lock or pin
+ * on a leaf between calls: a plain index scan returns a page's matches
+ * after it has let go of the page, KNN and sorted scans collect first.  With
+ * an MVCC snapshot (as in pgvector) a tid removed by VACUUM meanwhile and
+ * reused by a new heap tuple is invisible to the scan, and VACUUM cannot
+ * mark that heap page all-visible while the snapshot is held, so index-only
+ * scans are safe.  With another
  * snapshot (an exclusion constraint's dirty snapshot) the executor is told to
  * recheck each returned row; ordered scans require MVCC.
  *

@@ -1,11 +1,12 @@
 /*
  * shx_scan.cpp: amgettuple / amgetbitmap for radius conditions (=, %,
  * %<= (q, r)) and exact KNN (ORDER BY fp <-> q).  See shindex.h for the
- * algorithm.  All matches are collected into backend memory at the first
- * call (radius search) or level by level (KNN), verified exactly in the
- * index (the key holds the whole fingerprint), each row counted in the
- * first partition whose probes reach it.  Bitmap scans add matches to the
- * bitmap as pages are read.
+ * algorithm.  Matches are verified exactly in the index (the key holds the
+ * whole fingerprint), each row counted in the first partition whose probes
+ * reach it.  An unordered index scan returns each leaf page's matches as it
+ * reads the page; a bitmap scan adds them to the bitmap; KNN collects level
+ * by level; a radius scan ordered by distance to another point collects
+ * every match and sorts.
  */
 #include "shx.h"
 
@@ -23,6 +24,27 @@ extern "C" {
 }
 
 namespace {
+
+/*
+ * A walk over the sorted, disjoint key ranges [lo[i], hi[i]] of one
+ * partition, one leaf page per step.  A range starts at the directory's hint,
+ * or at the page where the previous range ended when that page reaches this
+ * range (every page left of it ends below the previous range, so it is the
+ * first page with hi >= the new start).  Between steps it holds only a pin on
+ * a directory page, so a scan can return rows while it walks.
+ */
+struct RangeWalk {
+    int part;
+    const uint64 *lo, *hi;
+    int64 n, r;              /* ranges, and the one being read */
+    BlockNumber blk;         /* next page; InvalidBlockNumber: start range r */
+    BlockNumber from;        /* page whose right link led to blk */
+    uint64 from_hi;
+    bool have;               /* a page was read: last_blk, last_hi */
+    BlockNumber last_blk;
+    uint64 last_hi;
+    Buffer dir;              /* pinned directory page */
+};
 
 struct ShiScanOpaque {
     ShiState st;
@@ -60,12 +82,14 @@ struct ShiScanOpaque {
     int radius_t;            /* radius search: per-block radius probed, -1 for a whole-partition read */
     TIDBitmap *tbm;          /* amgetbitmap: matches go straight into it */
     int64 ntids;
+    /* radius search as a stream (radius_begin / radius_step) */
+    bool stream;             /* amgettuple without order: return each page's matches as it is read */
+    int stream_part, stream_nparts;
+    bool walk_active;
+    RangeWalk walk;
     ShiNearEntry *near;      /* one page's entries that pass it */
 };
 
-int cmp_hit_tid(const void *a, const void *b) {
-    return ItemPointerCompare((ItemPointer) & ((const ShiHit *) a)->tid, (ItemPointer) & ((const ShiHit *) b)->tid);
-}
 int cmp_hit_dist(const void *a, const void *b) {
     const ShiHit *x = (const ShiHit *) a, *y = (const ShiHit *) b;
     if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
@@ -172,52 +196,77 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
     }
 }
 
-/*
- * Reads, in partition part, the entries with keys in the sorted, disjoint
- * ranges [lo[i], hi[i]].  A range starts at the directory's hint, or at the
- * page where the previous range ended when that page reaches this range
- * (every page left of it ends below the previous range, so it is the first
- * page with hi >= the new start).
- */
-void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, const uint64 *hi, int64 nranges) {
-    bool have = false;
-    uint64 last_hi = 0;
-    BlockNumber last_blk = InvalidBlockNumber;
-    Buffer dir = InvalidBuffer;
-    for (int64 r = 0; r < nranges; r++) {
-        uint64 a = lo[r], b = hi[r];
-        BlockNumber blk = (have && last_hi >= a) ? last_blk : shi_dir_lookup(index, &so->st, part, a, &dir);
-        BlockNumber from = InvalidBlockNumber;
-        uint64 from_hi = 0;
+void walk_begin(RangeWalk *w, int part, const uint64 *lo, const uint64 *hi, int64 n) {
+    w->part = part;
+    w->lo = lo;
+    w->hi = hi;
+    w->n = n;
+    w->r = 0;
+    w->blk = InvalidBlockNumber;
+    w->from = InvalidBlockNumber;
+    w->from_hi = 0;
+    w->have = false;
+    w->last_blk = InvalidBlockNumber;
+    w->last_hi = 0;
+    w->dir = InvalidBuffer;
+}
+
+void walk_end(RangeWalk *w) {
+    if (BufferIsValid(w->dir)) ReleaseBuffer(w->dir);
+    w->dir = InvalidBuffer;
+    w->r = w->n;
+}
+
+/* Scans the next leaf page of the walk (scan_page); false once the walk is done. */
+bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
+    while (w->r < w->n) {
+        uint64 a = w->lo[w->r], b = w->hi[w->r];
+        if (w->blk == InvalidBlockNumber) {
+            w->blk = (w->have && w->last_hi >= a) ? w->last_blk : shi_dir_lookup(index, &so->st, w->part, a, &w->dir);
+            w->from = InvalidBlockNumber;
+        }
         for (;;) {
-            Buffer buf = ReadBuffer(index, blk);
+            Buffer buf = ReadBuffer(index, w->blk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
             Page page = BufferGetPage(buf);
-            shi_check_page(index, page, blk, SHI_LEAF);
-            if (from != InvalidBlockNumber) shi_check_right_step(index, page, from, from_hi, blk);
+            shi_check_page(index, page, w->blk, SHI_LEAF);
+            if (w->from != InvalidBlockNumber) shi_check_right_step(index, page, w->from, w->from_hi, w->blk);
             ShiPageOpaque *op = ShiPageGetOpaque(page);
             BlockNumber right = op->right;
             uint64 phi = op->hi;
-            from = blk;
-            from_hi = phi;
+            w->from = w->blk;
+            w->from_hi = phi;
             if (phi < a && right != InvalidBlockNumber) {
                 /* every page before a skip's target ends at phi too (shi_find_leaf) */
-                blk = (op->skip != 0 && op->skip != blk) ? op->skip : right;
+                w->blk = (op->skip != 0 && op->skip != w->blk) ? op->skip : right;
                 UnlockReleaseBuffer(buf);
                 CHECK_FOR_INTERRUPTS();
                 continue;
             }
-            scan_page(index, so, page, blk, part, a, b);
+            scan_page(index, so, page, w->blk, w->part, a, b);
             UnlockReleaseBuffer(buf);
-            have = true;
-            last_hi = phi;
-            last_blk = blk;
+            w->have = true;
+            w->last_hi = phi;
+            w->last_blk = w->blk;
+            if (phi > b || right == InvalidBlockNumber) {
+                w->r++;
+                w->blk = InvalidBlockNumber;
+            } else {
+                w->blk = right;
+            }
             CHECK_FOR_INTERRUPTS();
-            if (phi > b || right == InvalidBlockNumber) break;
-            blk = right;
+            return true;
         }
     }
-    if (BufferIsValid(dir)) ReleaseBuffer(dir);
+    walk_end(w);
+    return false;
+}
+
+void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, const uint64 *hi, int64 nranges) {
+    RangeWalk w;
+    walk_begin(&w, part, lo, hi, nranges);
+    while (walk_step(index, so, &w)) {
+    }
 }
 
 double leaf_pages_per_part(Relation index, const ShiState *st) {
@@ -226,57 +275,100 @@ double leaf_pages_per_part(Relation index, const ShiState *st) {
     return Max(1.0, ((double) n - 1 - dir) / st->nparts);
 }
 
-/* Probes, in partition p, the block values at distance dmin..dmax from q's block. */
-void probe_partition(Relation index, ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax) {
+/*
+ * The key ranges of partition p holding the block values at distance
+ * dmin..dmax from q's block, sorted, in *lo and *hi (allocated in the current
+ * memory context); returns how many.
+ */
+int64 probe_ranges(const ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax, uint64 **lo, uint64 **hi) {
     int w = so->st.width[p];
     uint64 total = 0;
     for (int d = dmin; d <= dmax && d <= w; d++) total += simhash::binomial_saturated(w, d);
-    if (total == 0) return;
+    *lo = *hi = NULL;
+    if (total == 0) return 0;
     uint64 *vals = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * total);
     uint64 n = 0;
     uint64 qkey = simhash::rotl64(q, so->st.rot[p]);
     uint64 qblock = w >= 64 ? qkey : qkey >> (64 - w);
     for (int d = dmin; d <= dmax && d <= w; d++) n += simhash::values_at_distance(qblock, w, d, vals + n, total - n);
     qsort(vals, n, sizeof(uint64), cmp_u64);
-    uint64 *lo = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-    uint64 *hi = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
-    for (uint64 i = 0; i < n; i++) simhash::block_key_range(vals[i], w, &lo[i], &hi[i]);
-    walk_ranges(index, so, p, lo, hi, (int64) n);
+    *lo = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+    *hi = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * n);
+    for (uint64 i = 0; i < n; i++) simhash::block_key_range(vals[i], w, &(*lo)[i], &(*hi)[i]);
     pfree(vals);
+    return (int64) n;
+}
+
+/* Probes, in partition p, the block values at distance dmin..dmax from q's block. */
+void probe_partition(Relation index, ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax) {
+    uint64 *lo, *hi;
+    int64 n = probe_ranges(so, q, p, dmin, dmax, &lo, &hi);
+    if (n == 0) return;
+    walk_ranges(index, so, p, lo, hi, n);
     pfree(lo);
     pfree(hi);
 }
 
+const uint64 kWholeLo = 0, kWholeHi = PG_UINT64_MAX;
+
 void full_scan(Relation index, ShiScanOpaque *so) {
-    uint64 lo = 0, hi = PG_UINT64_MAX;
-    walk_ranges(index, so, 0, &lo, &hi, 1);
+    walk_ranges(index, so, 0, &kWholeLo, &kWholeHi, 1);
 }
 
-/* Collects every row matching the scan keys (radius search). */
-void radius_search(Relation index, ShiScanOpaque *so) {
+/*
+ * Radius search, as a stream: the probes of each partition in turn (or
+ * partition 0 read whole when they would cost more), one leaf page per
+ * step, each page's matches in so->hits.
+ */
+void radius_begin(Relation index, ShiScanOpaque *so) {
     so->filter_q = 0;
     so->filter_r = 64;
     so->radius_t = -1;
-    if (so->nkeys == 0) {
-        full_scan(index, so);
-    } else {
-        int best = 0;
-        for (int i = 1; i < so->nkeys; i++)
-            if (so->kr[i] < so->kr[best]) best = i;
-        so->filter_q = so->kq[best];
-        so->filter_r = so->kr[best];
-        int t = so->kr[best] / so->st.nparts;
-        double cost = 0;
-        for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
-        if (cost > leaf_pages_per_part(index, &so->st)) {
-            full_scan(index, so);
-        } else {
-            so->radius_t = t;
-            for (int p = 0; p < so->st.nparts; p++) probe_partition(index, so, so->kq[best], p, 0, t);
-        }
+    so->stream_part = 0;
+    so->stream_nparts = 1; /* partition 0 whole */
+    so->walk_active = false;
+    if (so->nkeys == 0) return;
+    int best = 0;
+    for (int i = 1; i < so->nkeys; i++)
+        if (so->kr[i] < so->kr[best]) best = i;
+    so->filter_q = so->kq[best];
+    so->filter_r = so->kr[best];
+    int t = so->kr[best] / so->st.nparts;
+    double cost = 0;
+    for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
+    if (cost <= leaf_pages_per_part(index, &so->st)) {
+        so->radius_t = t;
+        so->stream_nparts = so->st.nparts;
     }
-    /* heap order for the executor (each row is there once: reached_in_earlier_partition) */
-    if (so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_tid);
+}
+
+/* Reads the next leaf page of the radius search; false when it is done. */
+bool radius_step(Relation index, ShiScanOpaque *so) {
+    for (;;) {
+        if (so->walk_active) {
+            if (walk_step(index, so, &so->walk)) return true;
+            so->walk_active = false;
+        }
+        if (so->stream_part >= so->stream_nparts) return false;
+        int p = so->stream_part++;
+        if (so->radius_t < 0) {
+            walk_begin(&so->walk, 0, &kWholeLo, &kWholeHi, 1);
+        } else {
+            uint64 *lo, *hi;
+            MemoryContext old = MemoryContextSwitchTo(so->cxt);
+            int64 n = probe_ranges(so, so->filter_q, p, 0, so->radius_t, &lo, &hi);
+            MemoryContextSwitchTo(old);
+            walk_begin(&so->walk, p, lo, hi, n);
+        }
+        so->walk_active = true;
+    }
+}
+
+/* Collects every row matching the scan keys (bitmap scans; ordered scans that sort). */
+void radius_search(Relation index, ShiScanOpaque *so) {
+    radius_begin(index, so);
+    while (radius_step(index, so)) {
+    }
 }
 
 /*
@@ -354,9 +446,18 @@ void start_scan(IndexScanDesc scan) {
         so->part = 0;
         so->cur_d = 0;
         so->full = false;
-    } else {
+    } else if (so->has_order || so->tbm != NULL) {
+        /* every match first: to sort them by distance, or into the bitmap as they come */
         radius_search(scan->indexRelation, so);
         if (so->has_order && so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist);
+    } else {
+        /*
+         * An unordered index scan reads leaf pages as rows are asked for, so
+         * "LIMIT 1" or an EXISTS stops at the first match and memory holds
+         * one page's matches.
+         */
+        so->stream = true;
+        radius_begin(scan->indexRelation, so);
     }
     MemoryContextSwitchTo(old);
 }
@@ -383,6 +484,9 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     if (scankey && scan->numberOfKeys > 0) memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
     if (orderbys && scan->numberOfOrderBys > 0)
         memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
+    if (so->walk_active) walk_end(&so->walk); /* its directory pin */
+    so->walk_active = false;
+    so->stream = false;
     MemoryContextReset(so->cxt);
     so->hits = NULL;
     so->nhits = so->maxhits = so->next = 0;
@@ -479,7 +583,14 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
         }
         if (h == NULL) return false;
     } else {
-        if (so->next >= so->nhits) return false;
+        while (so->next >= so->nhits) {
+            if (!so->stream) return false;
+            so->nhits = so->next = 0;
+            if (!radius_step(scan->indexRelation, so)) {
+                so->stream = false;
+                return false;
+            }
+        }
         h = &so->hits[so->next++];
     }
     scan->xs_heaptid = h->tid;
@@ -516,6 +627,7 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 
 void shi_endscan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    if (so->walk_active) walk_end(&so->walk);
     MemoryContextDelete(so->cxt);
     pfree(so->near);
     pfree(so);
