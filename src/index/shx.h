@@ -99,9 +99,9 @@
  * an MVCC snapshot (as in pgvector) a tid removed by VACUUM meanwhile and
  * reused by a new heap tuple is invisible to the scan, and VACUUM cannot
  * mark that heap page all-visible while the snapshot is held, so index-only
- * scans are safe.  With another
- * snapshot (an exclusion constraint's dirty snapshot) the executor is told to
- * recheck each returned row; ordered scans require MVCC.
+ * scans are safe.  With another snapshot (an exclusion constraint's dirty
+ * snapshot) the executor is told to recheck each returned row; ordered
+ * scans require MVCC.
  *
  * Files: shx_handler.cpp (handler, options, validate, property, cost,
  * planner support), shx_pages.cpp (page helpers, metapage, directory,
