@@ -197,18 +197,9 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
 }
 
 void walk_begin(RangeWalk *w, int part, const uint64 *lo, const uint64 *hi, int64 n) {
-    w->part = part;
-    w->lo = lo;
-    w->hi = hi;
-    w->n = n;
-    w->r = 0;
-    w->blk = InvalidBlockNumber;
-    w->from = InvalidBlockNumber;
-    w->from_hi = 0;
-    w->have = false;
-    w->last_blk = InvalidBlockNumber;
-    w->last_hi = 0;
-    w->dir = InvalidBuffer;
+    *w = RangeWalk{part, lo, hi, n, /* r */ 0, /* blk */ InvalidBlockNumber, /* from */ InvalidBlockNumber,
+                   /* from_hi */ 0, /* have */ false, /* last_blk */ InvalidBlockNumber, /* last_hi */ 0,
+                   /* dir */ InvalidBuffer};
 }
 
 void walk_end(RangeWalk *w) {
