@@ -65,14 +65,12 @@ inline bool is_english_stop_word(const char* word, size_t length) noexcept {
 // The same, for a word followed by at least 8 - length readable bytes (the
 // tokenizer's scratch buffer): one unaligned load instead of a byte loop.
 inline bool is_english_stop_word_padded(const char* word, size_t length) noexcept {
-    if (length - 1 >= 10) return false;
-    if (length > detail::kPackedStopWordLength) return detail::is_long_english_stop_word(word, length);
+    // empty or longer than a packed key, or no cheap load: the plain check
+    if (!detail::kLittleEndian || length - 1 >= detail::kPackedStopWordLength) return is_english_stop_word(word, length);
+    // little-endian packing (pack_word) is the load itself
     uint64_t bytes;
     std::memcpy(&bytes, word, sizeof bytes);
-    // Little-endian packing (pack_word) is the load itself on little-endian machines.
-    if constexpr (detail::kLittleEndian)
-        return detail::is_packed_stop_word(bytes & (~uint64_t{0} >> (64 - 8 * length)));
-    return detail::is_packed_stop_word(detail::pack_word(word, length));
+    return detail::is_packed_stop_word(bytes & (~uint64_t{0} >> (64 - 8 * length)));
 }
 
 }  // namespace simhash
