@@ -298,6 +298,15 @@ PGDLLEXPORT Datum simhash_index_stats(PG_FUNCTION_ARGS);
 void simhash_index_define_gucs(void);
 }
 
+/*
+ * The page a walk for a key beyond leaf blkno (beyond its hi) goes to next:
+ * its skip target when it has one (every page in between ends at the same hi,
+ * see shi_find_leaf), else its right sibling.
+ */
+static inline BlockNumber shi_next_leaf_past(const ShiPageOpaque *op, BlockNumber blkno) {
+    return (op->skip != 0 && op->skip != blkno) ? op->skip : op->right;
+}
+
 /* pages */
 void shi_init_page(Page page, uint16 flags, uint16 part);
 const ShiState *shi_get_state(Relation index);

@@ -161,8 +161,7 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
         p = gend;
     }
     const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
-    for (p = (const char *) page + SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len;
-         p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
+    for (p = pend; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
         uint64 key;
         memcpy(&key, p, sizeof(key));
         if (key < lo || key > hi || __builtin_popcountll(key ^ qkey) > cap) continue;

@@ -216,7 +216,7 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         }
         from = blk;
         from_hi = op->hi;
-        blk = (op->skip != 0 && op->skip != blk) ? op->skip : op->right;
+        blk = shi_next_leaf_past(op, blk);
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         buf = ReleaseAndReadBuffer(buf, index, blk);
         held = BUFFER_LOCK_SHARE;

@@ -142,6 +142,12 @@ void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     h->dist = (int16) dist;
 }
 
+/* KNN: did a probe before the current one (so->level, so->part) reach fp? */
+inline bool reached_by_earlier_probe(const ShiScanOpaque *so, uint64 fp) {
+    simhash::ProbeStep first = simhash::first_probe_step(fp ^ so->order_q, so->st.mask, so->st.nparts);
+    return simhash::probe_step_before(first, so->level, so->part);
+}
+
 /*
  * Checks the entries of a leaf page with keys in [lo, hi], adding matches.
  * The page filter passes the entries near the query: within the radius of
@@ -178,7 +184,6 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
             }
             continue;
         }
-        simhash::ProbeStep first = simhash::first_probe_step(fp ^ so->order_q, so->st.mask, so->st.nparts);
         if (so->full) {
             /*
              * Partition 0 holds each row once.  A read collects the distances
@@ -187,9 +192,8 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
              * within cap that an earlier probe reached).
              */
             if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) continue;
-            if (dist <= so->full_lo && dist <= so->cap && simhash::probe_step_before(first, so->level, so->part))
-                continue;
-        } else if (simhash::probe_step_before(first, so->level, so->part)) {
+            if (dist <= so->full_lo && dist <= so->cap && reached_by_earlier_probe(so, fp)) continue;
+        } else if (reached_by_earlier_probe(so, fp)) {
             continue; /* collected when an earlier probe reached it */
         }
         knn_add(so, tid, fp, dist);
@@ -228,8 +232,7 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
             w->from = w->blk;
             w->from_hi = phi;
             if (phi < a && right != InvalidBlockNumber) {
-                /* every page before a skip's target ends at phi too (shi_find_leaf) */
-                w->blk = (op->skip != 0 && op->skip != w->blk) ? op->skip : right;
+                w->blk = shi_next_leaf_past(op, w->blk);
                 UnlockReleaseBuffer(buf);
                 CHECK_FOR_INTERRUPTS();
                 continue;
