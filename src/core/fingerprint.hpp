@@ -21,8 +21,10 @@ namespace simhash {
 // The version of the published algorithm (tokenizers, hash, weighting, tie
 // rule).  Bump it whenever a stored fingerprint could change.
 // Version 2 made simhash(text) mixed 1 and took English function words out of
-// the mixed tokenizer; version 1 was mixed 2 with every word.
-constexpr int kAlgorithmVersion = 2;
+// the mixed tokenizer; version 1 was mixed 2 with every word.  Version 3
+// folds case by Unicode simple case folding for every script and drops the
+// soft hyphen and U+FEFF inside words.
+constexpr int kAlgorithmVersion = 3;
 
 // What simhash(text) uses: words other than English function words, and
 // single ideographs (they gave the best recall on test/eval's Chinese set; kana keep bigrams).
@@ -113,7 +115,10 @@ public:
     bool overflowed() const noexcept;
 
 private:
+    void accumulate(int i, double x) noexcept;
+
     double sums_[64] = {};
+    double compensation_[64] = {};  // rounding error of each sum so far
     uint64_t features_ = 0;
     uint64_t tie_break_ = 0;
 };

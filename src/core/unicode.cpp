@@ -52,41 +52,39 @@ int encode_utf8(char32_t code, char* out) noexcept {
 
 namespace {
 
-// In blocks where upper and lower case alternate, the upper case letter has
-// the given parity.
-inline char32_t fold_alternating(char32_t c, bool upper_is_even) noexcept {
-    const bool even = (c % 2) == 0;
-    return even == upper_is_even ? c + 1 : c;
-}
-
 constexpr bool in(char32_t c, char32_t lo, char32_t hi) noexcept { return c >= lo && c <= hi; }
+
+// Unicode simple case folding as runs: first, first + stride, ... last fold
+// to code + offset.
+struct FoldRun {
+    char32_t first, last;
+    int32_t offset;
+    uint8_t stride;
+};
+constexpr FoldRun kFoldRuns[] = {
+#include "case_folding_table.inc"
+};
 
 }  // namespace
 
 char32_t fold_case(char32_t c) noexcept {
     if (c < 0x80) return in(c, 'A', 'Z') ? c + 32 : c;
-    if (c >= 0x2000) return in(c, 0xFF01, 0xFF5E) ? fold_case(c - 0xFEE0) : c;  // CJK and symbols: no case
-    if (c < 0x100) return (in(c, 0xC0, 0xDE) && c != 0xD7) ? c + 32 : c;
-    if (in(c, 0x100, 0x17F)) {
-        if (c == 0x130) return 'i';  // dotted capital I
-        if (c == 0x178) return 0xFF;  // Y with diaeresis
-        if (in(c, 0x139, 0x148) || in(c, 0x179, 0x17E)) return fold_alternating(c, false);
-        if (c == 0x131 || c == 0x138 || c == 0x149 || c == 0x17F) return c;
-        return fold_alternating(c, true);
+    // Han, kana and Hangul have no case: most non-ASCII text leaves here.
+    if (in(c, 0x2D00, 0xA63F) || in(c, 0xABC0, 0xFF20)) return c;
+    if (in(c, 0xFF01, 0xFF5E)) return fold_case(c - 0xFEE0);  // fullwidth ASCII is ASCII
+    if (c == 0x130) return 'i';  // dotted capital I: no simple folding in Unicode; Turkish text means i
+    size_t lo = 0, hi = sizeof(kFoldRuns) / sizeof(kFoldRuns[0]);
+    while (lo < hi) {  // first run ending at or after c
+        size_t mid = (lo + hi) / 2;
+        if (kFoldRuns[mid].last < c)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (in(c, 0x391, 0x3AB) && c != 0x3A2) return c + 32;  // Greek capitals
-    if (c == 0x386) return 0x3AC;
-    if (in(c, 0x388, 0x38A)) return c + 37;
-    if (c == 0x38C) return 0x3CC;
-    if (in(c, 0x38E, 0x38F)) return c + 63;
-    if (c == 0x3C2) return 0x3C3;  // final sigma folds to sigma
-    if (in(c, 0x400, 0x40F)) return c + 80;  // Cyrillic capitals with diacritics
-    if (in(c, 0x410, 0x42F)) return c + 32;
-    if (in(c, 0x460, 0x481) || in(c, 0x48A, 0x4BF) || in(c, 0x4D0, 0x52F)) return fold_alternating(c, true);
-    if (in(c, 0x531, 0x556)) return c + 48;  // Armenian
-    if (c == 0x1E9E) return 0xDF;            // capital sharp s
-    if (in(c, 0x1E00, 0x1E95) || in(c, 0x1EA0, 0x1EFF)) return fold_alternating(c, true);
-    return c;
+    if (lo == sizeof(kFoldRuns) / sizeof(kFoldRuns[0])) return c;
+    const FoldRun& run = kFoldRuns[lo];
+    if (c < run.first || (c - run.first) % run.stride != 0) return c;
+    return static_cast<char32_t>(static_cast<int32_t>(c) + run.offset);
 }
 
 namespace {
@@ -104,7 +102,8 @@ struct Range {
 
 // Sorted, non-overlapping; code points >= 0x80 not listed are kWord.
 constexpr Range kRanges[] = {
-    {0x0080, 0x00A9, S}, {0x00AB, 0x00B4, S}, {0x00B6, 0x00B9, S}, {0x00BB, 0x00BF, S},
+    {0x0080, 0x00A9, S}, {0x00AB, 0x00AC, S}, {0x00AD, 0x00AD, I},  // soft hyphen
+    {0x00AE, 0x00B4, S}, {0x00B6, 0x00B9, S}, {0x00BB, 0x00BF, S},
     {0x00D7, 0x00D7, S}, {0x00F7, 0x00F7, S},
     {0x037E, 0x037E, S}, {0x0387, 0x0387, S},
     {0x0589, 0x058A, S}, {0x05BE, 0x05BE, S}, {0x05C0, 0x05C0, S}, {0x05C3, 0x05C3, S},
@@ -128,7 +127,7 @@ constexpr Range kRanges[] = {
     {0x4E00, 0x9FFF, C}, {0xA000, 0xA4CF, C},
     {0xE000, 0xF8FF, Y}, {0xF900, 0xFAFF, C},
     {0xFE00, 0xFE0F, I}, {0xFE10, 0xFE1F, S}, {0xFE20, 0xFE2F, I}, {0xFE30, 0xFE6F, S},
-    {0xFEFF, 0xFEFF, S},
+    {0xFEFF, 0xFEFF, I},
     {0xFF00, 0xFF65, S},  // fullwidth forms left after folding: punctuation
     {0xFF66, 0xFF9F, C}, {0xFFE0, 0xFFFF, S},
     {0x1F000, 0x1F3FA, Y}, {0x1F3FB, 0x1F3FF, I}, {0x1F400, 0x1FFFF, Y},

@@ -14,7 +14,8 @@ enum class CharClass : uint8_t {
     kWord,       // letters, digits and marks of space-delimited scripts
     kCjk,        // Han, Kana, Yi and scripts written without spaces (Thai, Lao, Khmer, Myanmar)
     kSymbol,     // emoji and pictographs: each one is a token of its own
-    kIgnorable,  // joiners, variation selectors, skin-tone modifiers: dropped, never split a token
+    kIgnorable,  // joiners, soft hyphen, variation selectors, skin-tone modifiers:
+                 // dropped, never split a token
 };
 
 // One decoded code point.  `length` is the number of bytes consumed (>= 1);
@@ -30,8 +31,8 @@ DecodedChar decode_utf8(const unsigned char* p, const unsigned char* end) noexce
 // Writes the UTF-8 encoding of `code` (a valid scalar value) and returns its length.
 int encode_utf8(char32_t code, char* out) noexcept;
 
-// Simple case folding (one code point to one code point) for Latin, Greek,
-// Cyrillic, Armenian and Georgian-free ranges, plus fullwidth ASCII to ASCII.
+// Unicode simple case folding (CaseFolding.txt, statuses C and S: one code
+// point to one), plus fullwidth ASCII to ASCII and capital I with dot to i.
 char32_t fold_case(char32_t code) noexcept;
 
 // Class of an already folded code point.

@@ -35,6 +35,44 @@ TEST(Unicode, FoldsCase) {
     EXPECT_EQ(simhash::fold_case(U'×'), U'×');
 }
 
+// Unicode simple case folding reaches every cased script, not only the
+// Latin-1, Greek and Cyrillic basics (these were missed once).
+TEST(Unicode, FoldsCaseBeyondTheBasicBlocks) {
+    EXPECT_EQ(simhash::fold_case(U'Ș'), U'ș');    // Romanian, Latin Extended-B
+    EXPECT_EQ(simhash::fold_case(U'Ư'), U'ư');    // Vietnamese
+    EXPECT_EQ(simhash::fold_case(U'Ơ'), U'ơ');
+    EXPECT_EQ(simhash::fold_case(U'Ớ'), U'ớ');    // Latin Extended Additional
+    EXPECT_EQ(simhash::fold_case(U'Ə'), U'ə');    // Azerbaijani
+    EXPECT_EQ(simhash::fold_case(U'Ǎ'), U'ǎ');    // pinyin
+    EXPECT_EQ(simhash::fold_case(U'Ǆ'), U'ǆ');    // digraph and its title case
+    EXPECT_EQ(simhash::fold_case(U'ǅ'), U'ǆ');
+    EXPECT_EQ(simhash::fold_case(U'Ἀ'), U'ἀ');    // polytonic Greek
+    EXPECT_EQ(simhash::fold_case(U'Ӏ'), U'ӏ');    // Cyrillic palochka
+    EXPECT_EQ(simhash::fold_case(U'Ꙁ'), U'ꙁ');    // Cyrillic Extended-B
+    EXPECT_EQ(simhash::fold_case(U'Ა'), U'ა');    // Georgian Mtavruli
+    EXPECT_EQ(simhash::fold_case(U'\u212A'), U'k');  // Kelvin sign
+    EXPECT_EQ(simhash::fold_case(U'\u2126'), U'ω');  // Ohm sign
+    EXPECT_EQ(simhash::fold_case(U'ſ'), U's');    // long s
+    EXPECT_EQ(simhash::fold_case(U'µ'), U'μ');    // micro sign
+    EXPECT_EQ(simhash::fold_case(U'ẞ'), U'ß');    // capital sharp s: simple folding
+    EXPECT_EQ(simhash::fold_case(U'İ'), U'i');    // no simple folding in Unicode: ours
+    EXPECT_EQ(simhash::fold_case(U'𐐀'), U'𐐨');    // Deseret, beyond the BMP
+    EXPECT_EQ(simhash::fold_case(U'𞤀'), U'𞤢');    // Adlam
+    EXPECT_EQ(simhash::fold_case(U'ı'), U'ı');    // dotless i stays
+    EXPECT_EQ(simhash::fold_case(U'ꭰ'), U'Ꭰ');    // Cherokee folds to its capitals
+    EXPECT_EQ(simhash::fold_case(U'가'), U'가');
+}
+
+// Folding twice changes nothing; a folded letter is never a capital that
+// the table would fold further, anywhere in the code space.
+TEST(Unicode, FoldingIsIdempotent) {
+    for (char32_t c = 0; c <= 0x10FFFF; ++c) {
+        if (c >= 0xD800 && c <= 0xDFFF) continue;
+        char32_t f = simhash::fold_case(c);
+        ASSERT_EQ(simhash::fold_case(f), f) << std::hex << c;
+    }
+}
+
 TEST(Unicode, AsciiTablesAgreeWithTheGeneralFunctions) {
     for (char32_t c = 0; c < 128; ++c) {
         EXPECT_EQ(char32_t(static_cast<unsigned char>(simhash::kAscii.fold[c])), simhash::fold_case(c)) << int(c);
@@ -60,6 +98,16 @@ TEST(Unicode, CommonHanFastPathMatchesTheGeneralDecoder) {
     EXPECT_FALSE(simhash::detail::is_common_han(truncated, truncated + 2));
     const unsigned char bad[] = {0xE4, 0xB8, 0x41};
     EXPECT_FALSE(simhash::detail::is_common_han(bad, bad + 3));
+}
+
+// A soft hyphen or a zero-width no-break space inside a word is invisible
+// and must not split it (they used to).
+TEST(Tokenizer, SoftHyphenAndZeroWidthNoBreakSpaceDoNotSplitWords) {
+    EXPECT_EQ(features_of("in\u00ADcredible"), Features{"incredible"});
+    EXPECT_EQ(features_of("data\uFEFFbase"), Features{"database"});
+    EXPECT_EQ(features_of("\uFEFFhello \u00AD world"), (Features{"hello", "world"}));
+    EXPECT_EQ(features_of("ȘTIRI ROMÂNIA"), features_of("știri românia"));
+    EXPECT_EQ(features_of("ƯỚC ĐƠN"), features_of("ước đơn"));
 }
 
 TEST(Tokenizer, EnglishWordsAreCaseFoldedAndPunctuationDropped) {
