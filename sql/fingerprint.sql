@@ -140,6 +140,42 @@ WITH t(a, b) AS (VALUES (
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official manual.'))
 SELECT array_length(simhash_features(a), 1) AS features, simhash(a) <-> simhash(b) AS one_word_substituted FROM t;
 
+-- Unicode simple case folding covers every cased script: Romanian,
+-- Vietnamese, Azerbaijani, polytonic Greek capitals fold like English ones
+-- (they used to stay upper case), and a soft hyphen inside a word does not
+-- split it.
+SELECT simhash_features('ȘTIRI ROMÂNIA') AS romanian, simhash_features('ƯỚC ĐƠN') AS vietnamese,
+       simhash_features('ƏLİ ἈΘΗΝΑ') AS azerbaijani_greek, simhash_features('in' || chr(173) || 'credible') AS soft_hyphen;
+SELECT simhash('ȘTIRI ROMÂNIA ƯỚC ĐƠN'::text) = simhash('știri românia ước đơn'::text) AS case_blind;
+
+-- The empty string is no feature: a split empty document has no
+-- fingerprint, rather than the same one as every other empty document.
+SELECT simhash(regexp_split_to_array('', '\s+')) IS NULL AS empty_split,
+       simhash(ARRAY['', 'a', '']) = simhash(ARRAY['a']) AS empty_elements_skipped,
+       simhash(ARRAY['', 'a'], ARRAY[5, 1]::float8[]) = simhash(ARRAY['a'], ARRAY[1]::float8[]) AS weighted_skipped,
+       (SELECT simhash_agg(f) FROM unnest(ARRAY['', '']) f) IS NULL AS agg_empty,
+       (SELECT simhash_agg(f, 2) FROM unnest(ARRAY['', 'a']) f) = simhash(ARRAY['a']) AS agg_skipped;
+
+-- Weighted sums keep their rounding error apart: a weight of 1 next to two
+-- of 1e16 that cancel decides the bits in every order (it was lost in one).
+SELECT simhash(ARRAY['a', 'b', 'a'], ARRAY[1e16, 1, -1e16]::float8[]) AS small_in_the_middle,
+       simhash(ARRAY['a', 'a', 'b'], ARRAY[1e16, -1e16, 1]::float8[]) AS small_last,
+       simhash(ARRAY['b']) AS b_alone;
+SELECT simhash_agg(f, w ORDER BY o) = simhash(ARRAY['b']) AS agg_any_order
+  FROM (VALUES (1, 'a', 1e16::float8), (2, 'b', 1), (3, 'a', -1e16)) v(o, f, w);
+
+-- Messages quote a long feature or tokenizer name cut short, not whole.
+SELECT simhash(ARRAY[repeat('x', 100000)], ARRAY['NaN']::float8[]);
+SELECT simhash('text', repeat('t', 100000), 1);
+
+-- simhash_features honours a cancel between features.  The word 32-grams
+-- of this 38 MB text would fill more than the 1 GB an array may hold: without
+-- the cancel the call ends in ERROR 54000 (after 13 s; before the size check
+-- was added, after 46 s and 7 GB), with it the timeout stops it at once.
+SET statement_timeout = '200ms';
+SELECT array_length(simhash_features(repeat('abcdefghij ', 3500000), 'words', 32), 1);
+RESET statement_timeout;
+
 -- SQLSTATEs of the errors above.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'

@@ -42,6 +42,19 @@ CREATE CAST (bigint AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_fr
 CREATE CAST (@extschema@.simhash AS bit) WITH FUNCTION @extschema@.simhash_to_bit(@extschema@.simhash);
 CREATE CAST (bit AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_bit(bit);
 
+-- From the string types: the text form, read as simhash_in reads it (what
+-- PostgreSQL's automatic I/O cast did).  Casts with a function make
+-- simhash(x) for x of a domain over text, varchar or char a call of the
+-- fingerprint function simhash(text); without them PostgreSQL reads a call
+-- named like a type, with no exact match, as a cast.
+CREATE FUNCTION @extschema@.simhash_from_text(text) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_from_text(bpchar) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_from_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (text AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_text(text);
+CREATE CAST (varchar AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_text(text);
+CREATE CAST (bpchar AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_text(bpchar);
+
 -- ==== comparison, btree and hash operator classes ====
 
 CREATE FUNCTION @extschema@.simhash_eq(@extschema@.simhash, @extschema@.simhash) RETURNS boolean

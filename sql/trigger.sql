@@ -88,6 +88,23 @@ SELECT pg_temp.sqlstate_of($$INSERT INTO bad (body) VALUES ('x')$$) AS trigger_p
 DROP TRIGGER bad_after ON bad;
 SELECT pg_temp.sqlstate_of($$SELECT simhash_fingerprint_trigger()$$) AS not_called_as_trigger;
 
+-- A domain target keeps its constraints (the trigger used to store values
+-- the domain forbids, NULL included).
+CREATE DOMAIN low_fp AS simhash CHECK (VALUE < '8000000000000000');
+CREATE DOMAIN required_fp AS simhash NOT NULL;
+CREATE TABLE checked_fp (body text, fp low_fp, fp_required required_fp DEFAULT '0000000000000000');
+CREATE TRIGGER low BEFORE INSERT OR UPDATE ON checked_fp
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+INSERT INTO checked_fp (body) VALUES ('postgres') RETURNING fp;   -- within the domain
+INSERT INTO checked_fp (body) VALUES ('hello');                     -- 9555e8555c62dcfd is not
+CREATE TRIGGER required BEFORE INSERT OR UPDATE ON checked_fp
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp_required', 'body');
+INSERT INTO checked_fp (body) VALUES ('the of');          -- no feature: NULL
+SELECT pg_temp.sqlstate_of($$INSERT INTO checked_fp (body) VALUES ('hello')$$) AS check_violation,
+       pg_temp.sqlstate_of($$INSERT INTO checked_fp (body) VALUES ('the of')$$) AS not_null_violation;
+DROP TABLE checked_fp;
+DROP DOMAIN low_fp, required_fp;
+
 -- The generated-column alternative computes the same value.
 CREATE TABLE generated_docs (body text, fp simhash GENERATED ALWAYS AS (simhash(body)) STORED);
 INSERT INTO generated_docs (body) VALUES ('The quick brown fox jumps over the lazy dog'), ('');

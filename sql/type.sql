@@ -85,6 +85,30 @@ SELECT simhash_hash_extended('0123456789abcdef', 0) = simhash_hash_extended('012
        (simhash_hash('0123456789abcdef')::bigint & 4294967295) = (simhash_hash_extended('0123456789abcdef', 0) & 4294967295) AS low_bits_agree;
 DROP TABLE fps_parts;
 
+-- Casts from the string types read the text form, as the type's input does.
+SELECT 'DEADBEEFDEADBEEF'::text::simhash AS from_text, ' deadbeefdeadbeef '::varchar::simhash AS from_varchar,
+       'deadbeefdeadbeef'::char(18)::simhash AS from_char,
+       repeat('01', 32)::text::simhash AS from_binary_digits;
+SELECT 'not a fingerprint'::text::simhash;
+
+-- A call named like the type, on a domain over text, varchar or char, is a
+-- fingerprint, not a cast (it used to read the text as a simhash: a
+-- 16-hex-digit text became that value, any other text an error).
+CREATE DOMAIN body_text AS text;
+CREATE DOMAIN body_varchar AS varchar(100);
+CREATE DOMAIN body_char AS char(30);
+CREATE TABLE domain_docs (body body_text, fp simhash GENERATED ALWAYS AS (simhash(body)) STORED);
+INSERT INTO domain_docs VALUES ('deadbeefdeadbeef'), ('hello world');
+SELECT body, fp, fp = simhash(body::text) AS fingerprinted FROM domain_docs ORDER BY body;
+SELECT simhash('hello world'::body_varchar) = simhash('hello world'::text) AS varchar_domain,
+       simhash('hello world'::body_char) = simhash('hello world'::text) AS char_domain,
+       simhash('deadbeefdeadbeef'::body_text) <> 'deadbeefdeadbeef' AS not_a_cast;
+-- Types without such a cast (name; citext likewise) are still read as a
+-- cast, and the hint says what to write.
+SELECT simhash('hello'::name);
+DROP TABLE domain_docs;
+DROP DOMAIN body_text, body_varchar, body_char;
+
 -- NULLs: strict everywhere.
 SELECT NULL::simhash = '0000000000000000', NULL::simhash::bigint, NULL::bigint::simhash;
 
@@ -93,4 +117,5 @@ SELECT NULL::simhash = '0000000000000000', NULL::simhash::bigint, NULL::bigint::
 \set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
 \i :sqlstate_of
 SELECT pg_temp.sqlstate_of($$SELECT 'zz'::simhash$$) AS bad_text,
-       pg_temp.sqlstate_of($$SELECT B'101'::simhash$$) AS bad_bit_length;
+       pg_temp.sqlstate_of($$SELECT B'101'::simhash$$) AS bad_bit_length,
+       pg_temp.sqlstate_of($$SELECT 'zz'::text::simhash$$) AS bad_text_cast;

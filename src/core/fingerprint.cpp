@@ -47,15 +47,29 @@ uint64_t IntegerVotes::fingerprint() const noexcept {
     return fp;
 }
 
+// Neumaier's compensated summation: the running error of each sum is kept
+// apart, so small weights are not lost next to large ones and the sign of a
+// sum does not depend on the order the weights come in (or on how parallel
+// workers split them), short of cancellation beyond double-double precision.
+void RealVotes::accumulate(int i, double x) noexcept {
+    const double s = sums_[i];
+    const double t = s + x;
+    compensation_[i] += std::fabs(s) >= std::fabs(x) ? (s - t) + x : (x - t) + s;
+    sums_[i] = t;
+}
+
 void RealVotes::add(uint64_t hash, double weight) noexcept {
     if (weight == 0.0) return;
-    for (int i = 0; i < 64; ++i) sums_[i] += ((hash >> i) & 1) ? weight : -weight;
+    for (int i = 0; i < 64; ++i) accumulate(i, ((hash >> i) & 1) ? weight : -weight);
     ++features_;
     tie_break_ += tie_mix(hash);
 }
 
 void RealVotes::merge(const RealVotes& other) noexcept {
-    for (int i = 0; i < 64; ++i) sums_[i] += other.sums_[i];
+    for (int i = 0; i < 64; ++i) {
+        accumulate(i, other.sums_[i]);
+        compensation_[i] += other.compensation_[i];
+    }
     features_ += other.features_;
     tie_break_ += other.tie_break_;
 }
@@ -64,14 +78,15 @@ uint64_t RealVotes::fingerprint() const noexcept {
     uint64_t fp = 0;
     for (int i = 0; i < 64; ++i) {
         const uint64_t bit = uint64_t{1} << i;
-        if (sums_[i] > 0.0 || (sums_[i] == 0.0 && (tie_break_ & bit))) fp |= bit;
+        const double sum = sums_[i] + compensation_[i];
+        if (sum > 0.0 || (sum == 0.0 && (tie_break_ & bit))) fp |= bit;
     }
     return fp;
 }
 
 bool RealVotes::overflowed() const noexcept {
-    for (double s : sums_)
-        if (!std::isfinite(s)) return true;
+    for (int i = 0; i < 64; ++i)
+        if (!std::isfinite(sums_[i]) || !std::isfinite(compensation_[i])) return true;
     return false;
 }
 

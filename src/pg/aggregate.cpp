@@ -34,9 +34,9 @@ static simhash::RealVotes* agg_state(FunctionCallInfo fcinfo, const char* caller
 }
 
 static Datum add_feature(FunctionCallInfo fcinfo, simhash::RealVotes* votes, double weight) {
-    TextBytes bytes = text_as_utf8(PG_GETARG_TEXT_PP(1));
-    votes->add(simhash::feature_hash(bytes.data, bytes.length), weight);
-    release_text_bytes(bytes);
+    uint64_t hash;
+    if (!feature_text_hash(PG_GETARG_TEXT_PP(1), &hash)) PG_RETURN_POINTER(votes);
+    votes->add(hash, weight);
     if (votes->overflowed())
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double")));
     PG_RETURN_POINTER(votes);
@@ -49,7 +49,7 @@ extern "C" Datum simhash_agg_weighted_transfn(PG_FUNCTION_ARGS) {
     if (!std::isfinite(weight))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("weight %g of feature \"%s\" is not finite", weight,
-                               text_to_cstring(PG_GETARG_TEXT_PP(1)))));
+                               message_excerpt(PG_GETARG_TEXT_PP(1)))));
     return add_feature(fcinfo, votes, weight);
 }
 

@@ -20,11 +20,27 @@ void release_text_bytes(TextBytes bytes) {
     if (bytes.converted) pfree((void*) bytes.data);
 }
 
+char* message_excerpt(const text* value) {
+    const char* data = VARDATA_ANY(value);
+    int length = (int) VARSIZE_ANY_EXHDR(value);
+    int shown = pg_mbcliplen(data, length, kMessageExcerptBytes);
+    if (shown == length) return pnstrdup(data, length);
+    return psprintf("%s...", pnstrdup(data, shown));
+}
+
+bool feature_text_hash(const text* feature, uint64_t* hash) {
+    if (VARSIZE_ANY_EXHDR(feature) == 0) return false;
+    TextBytes bytes = text_as_utf8(feature);
+    *hash = simhash::feature_hash(bytes.data, bytes.length);
+    release_text_bytes(bytes);
+    return true;
+}
+
 simhash::TokenizerKind checked_tokenizer(const text* name, int32 n) {
     simhash::TokenizerKind kind;
     if (!simhash::parse_tokenizer(VARDATA_ANY(name), VARSIZE_ANY_EXHDR(name), &kind))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("unknown simhash tokenizer \"%s\"", text_to_cstring(name)),
+                        errmsg("unknown simhash tokenizer \"%s\"", message_excerpt(name)),
                         errhint("Valid tokenizers are \"mixed\", \"words\" and \"chars\".")));
     if (n < 1 || n > simhash::kMaxNgram)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),

@@ -12,6 +12,7 @@
 #include "fingerprint.hpp"
 
 extern "C" {
+#include "miscadmin.h"
 #include "tsearch/ts_type.h"
 }
 
@@ -29,18 +30,41 @@ TextBytes text_as_utf8(const text* value);
 void release_text_bytes(TextBytes bytes);
 
 /*
+ * A user's value (a feature, a tokenizer name) as an error message quotes
+ * it: cut to about kMessageExcerptBytes bytes with "..." after, so that a
+ * 20 MB feature does not become a 20 MB message in the server log.
+ */
+constexpr int kMessageExcerptBytes = 64;
+char* message_excerpt(const text* value);
+
+/*
+ * The hash of one feature given as text (array element, aggregate row);
+ * false for the empty string, which is no feature: splitting an empty
+ * document yields it, and counting it would give every such document the
+ * same fingerprint.
+ */
+bool feature_text_hash(const text* feature, uint64_t* hash);
+
+/*
  * Reports tokenizer arguments that are out of range with an ERROR naming the
  * value; returns the parsed tokenizer otherwise.
  */
 simhash::TokenizerKind checked_tokenizer(const text* name, int32 n);
 
-/* Calls sink(feature, length) for every feature of the text. */
+/*
+ * Calls sink(feature, length) for every feature of the text.  A text can be
+ * hundreds of megabytes, so a cancel is honoured between features (the
+ * tokenizer's frames own nothing with a destructor for the longjmp to skip).
+ */
 template <class Sink>
 void for_each_text_feature(const text* value, simhash::TokenizerKind kind, int n, Sink&& sink) {
     TextBytes bytes = text_as_utf8(value);
     char* scratch = (char*) MemoryContextAllocHuge(CurrentMemoryContext,
                                                    simhash::tokenizer_scratch_size(bytes.length));
-    simhash::tokenize(bytes.data, bytes.length, kind, n, scratch, sink);
+    simhash::tokenize(bytes.data, bytes.length, kind, n, scratch, [&sink](const char* feature, size_t length) {
+        CHECK_FOR_INTERRUPTS();
+        sink(feature, length);
+    });
     pfree(scratch);
     release_text_bytes(bytes);
 }

@@ -78,19 +78,14 @@ static void text_elements(ArrayType* array, const char* what, Datum** elements, 
                             errdetail("Element %d is null.", i + 1)));
 }
 
-static uint64_t feature_datum_hash(Datum feature) {
-    TextBytes bytes = text_as_utf8(DatumGetTextPP(feature));
-    uint64_t hash = simhash::feature_hash(bytes.data, bytes.length);
-    release_text_bytes(bytes);
-    return hash;
-}
-
 extern "C" Datum simhash_feature_array(PG_FUNCTION_ARGS) {
     Datum* features;
     int count;
     text_elements(PG_GETARG_ARRAYTYPE_P(0), "feature", &features, &count);
     simhash::UnitVotes votes;
-    for (int i = 0; i < count; ++i) votes.add(feature_datum_hash(features[i]));
+    uint64_t hash;
+    for (int i = 0; i < count; ++i)
+        if (feature_text_hash(DatumGetTextPP(features[i]), &hash)) votes.add(hash);
     if (votes.features() == 0) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
@@ -115,13 +110,14 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
         if (weight_nulls[i])
             ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("weight array must not contain nulls"),
                             errdetail("Weight %d (of feature \"%s\") is null.", i + 1,
-                                      TextDatumGetCString(features[i]))));
+                                      message_excerpt(DatumGetTextPP(features[i])))));
         double weight = DatumGetFloat8(weights[i]);
         if (!std::isfinite(weight))
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("weight %g of feature \"%s\" is not finite", weight,
-                                   TextDatumGetCString(features[i]))));
-        votes.add(feature_datum_hash(features[i]), weight);
+                                   message_excerpt(DatumGetTextPP(features[i])))));
+        uint64_t hash;
+        if (feature_text_hash(DatumGetTextPP(features[i]), &hash)) votes.add(hash, weight);
     }
     if (votes.overflowed())
         ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash weights overflow a double")));
@@ -136,7 +132,19 @@ extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
     simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
 
     ArrayBuildState* state = initArrayResult(TEXTOID, CurrentMemoryContext, false);
-    for_each_text_feature(value, kind, n, [state](const char* feature, size_t length) {
+    /*
+     * Word 32-grams of a large text add up to many times its size: stop as
+     * soon as the array could not be built, not after gigabytes of elements.
+     */
+    Size array_bytes = ARR_OVERHEAD_NONULLS(1);
+    for_each_text_feature(value, kind, n, [state, &array_bytes, n](const char* feature, size_t length) {
+        array_bytes += INTALIGN(VARHDRSZ + length);
+        if (array_bytes > MaxAllocSize)
+            ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
+                            errmsg("simhash_features result would exceed the maximum array size (%d bytes)",
+                                   (int) MaxAllocSize),
+                            errdetail("The features listed so far, with n = %d, take more than that.", n),
+                            errhint("Use a smaller n or a shorter text; simhash() itself has no such limit.")));
         /* Show features in the server encoding, as the user typed them. */
         char* shown = pg_any_to_server(feature, (int) length, PG_UTF8);
         text* element = shown == feature ? cstring_to_text_with_len(feature, (int) length) : cstring_to_text(shown);

@@ -89,7 +89,8 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
             kind = SourceKind::kTsvector;
         else
             ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                            errmsg("column \"%s\" of table \"%s\" is of type %s, not text, varchar or tsvector", name,
+                            errmsg("column \"%s\" of table \"%s\" is of type %s, not text, varchar, char or tsvector",
+                                   name,
                                    RelationGetRelationName(rel), format_type_be(type))));
 
         bool isnull;
@@ -107,6 +108,10 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
 
     Datum fingerprint = votes.empty() ? (Datum) 0 : SimhashGetDatum(votes.fingerprint());
     bool fingerprint_null = votes.empty();
+    /* A domain target keeps its constraints, as an assignment in SQL would. */
+    Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
+    if (target_type != getBaseType(target_type))
+        domain_check(fingerprint, fingerprint_null, target_type, &fcinfo->flinfo->fn_extra, fcinfo->flinfo->fn_mcxt);
     return PointerGetDatum(
         heap_modify_tuple_by_cols(tuple, RelationGetDescr(rel), 1, &target, &fingerprint, &fingerprint_null));
 }

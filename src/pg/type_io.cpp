@@ -1,5 +1,6 @@
 /*
- * The simhash type's text and binary I/O, and its casts to bigint and bit(64).
+ * The simhash type's text and binary I/O, and its casts to bigint, bit(64)
+ * and from the string types.
  */
 #include "simhash_datum.h"
 #include "text_format.hpp"
@@ -10,6 +11,7 @@ extern "C" {
 #include "utils/varbit.h"
 
 PG_FUNCTION_INFO_V1(simhash_in);
+PG_FUNCTION_INFO_V1(simhash_from_text);
 PG_FUNCTION_INFO_V1(simhash_out);
 PG_FUNCTION_INFO_V1(simhash_recv);
 PG_FUNCTION_INFO_V1(simhash_send);
@@ -19,15 +21,31 @@ PG_FUNCTION_INFO_V1(simhash_to_bit);
 PG_FUNCTION_INFO_V1(simhash_from_bit);
 }
 
+static uint64_t parse_or_error(const char* text, size_t length) {
+    uint64_t fp;
+    if (!simhash::parse_fingerprint(text, length, &fp))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
+                        errmsg("invalid input syntax for type simhash: \"%s\"", pnstrdup(text, length)),
+                        errdetail("A simhash is 16 hexadecimal digits or 64 binary digits."),
+                        errhint("To fingerprint a text, pass it as text: simhash('...'::text) for a literal, "
+                                "simhash(column::text) for a column of type citext or name.")));
+    return fp;
+}
+
 extern "C" Datum simhash_in(PG_FUNCTION_ARGS) {
     const char* text = PG_GETARG_CSTRING(0);
-    uint64_t fp;
-    if (!simhash::parse_fingerprint(text, strlen(text), &fp))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                        errmsg("invalid input syntax for type simhash: \"%s\"", text),
-                        errdetail("A simhash is 16 hexadecimal digits or 64 binary digits."),
-                        errhint("To fingerprint a string literal, write simhash('...'::text).")));
-    PG_RETURN_SIMHASH(fp);
+    PG_RETURN_SIMHASH(parse_or_error(text, strlen(text)));
+}
+
+/*
+ * The casts from text, varchar and char: the same reading as simhash_in.  As
+ * casts with a function rather than PostgreSQL's automatic I/O conversion,
+ * they also stop simhash(x), for x of a domain over those types, from being
+ * read as a cast: it calls the fingerprint function simhash(text).
+ */
+extern "C" Datum simhash_from_text(PG_FUNCTION_ARGS) {
+    const text* value = PG_GETARG_TEXT_PP(0);
+    PG_RETURN_SIMHASH(parse_or_error(VARDATA_ANY(value), VARSIZE_ANY_EXHDR(value)));
 }
 
 extern "C" Datum simhash_out(PG_FUNCTION_ARGS) {

@@ -92,6 +92,31 @@ TEST(Fingerprint, ZeroWeightsAreNotFeatures) {
     EXPECT_TRUE(integer.empty());
 }
 
+// A small weight next to two large ones that cancel must still decide the
+// bits, whatever order the weights arrive in and however parallel workers
+// split them (plain double sums lost it in one order and not the other).
+TEST(Fingerprint, WeightedSumsDoNotDependOnOrder) {
+    const uint64_t a = 0x0123456789abcdefULL, b = 0xfedcba9876543210ULL;
+    auto votes = [](std::vector<std::pair<uint64_t, double>> v) {
+        simhash::RealVotes r;
+        for (auto& [h, w] : v) r.add(h, w);
+        return r;
+    };
+    simhash::RealVotes alone = votes({{b, 1.0}});
+    const uint64_t expected = alone.fingerprint();
+    EXPECT_EQ(votes({{a, 1e16}, {b, 1.0}, {a, -1e16}}).fingerprint(), expected);
+    EXPECT_EQ(votes({{a, 1e16}, {a, -1e16}, {b, 1.0}}).fingerprint(), expected);
+    EXPECT_EQ(votes({{b, 1.0}, {a, 1e16}, {a, -1e16}}).fingerprint(), expected);
+    // Split between two "workers", merged in either order.
+    simhash::RealVotes left = votes({{a, 1e16}, {b, 1.0}}), right = votes({{a, -1e16}});
+    simhash::RealVotes merged_lr = left, merged_rl = right;
+    merged_lr.merge(right);
+    merged_rl.merge(left);
+    EXPECT_EQ(merged_lr.fingerprint(), expected);
+    EXPECT_EQ(merged_rl.fingerprint(), expected);
+    EXPECT_FALSE(merged_lr.overflowed());
+}
+
 TEST(Fingerprint, SmallEditsGiveSmallDistances) {
     std::string base, edited;
     for (int i = 0; i < 400; ++i) {
