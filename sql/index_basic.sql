@@ -216,6 +216,53 @@ RESET enable_bitmapscan;
 RESET enable_seqscan;
 DROP TABLE repeated;
 
+-- Scans with no search condition return the rows whose fingerprint is NULL
+-- too, as a sequential scan does (the index stores none; they used to be
+-- left out): a whole-table KNN through a cursor, a generic plan whose LIMIT
+-- exceeds the non-NULL rows, a bitmap or index-only scan for count(*).  In
+-- KNN order they come last (their distance is NULL); a row HOT-updated
+-- since is found under its chain's root.
+CREATE TABLE with_nulls (id int, fp simhash);
+INSERT INTO with_nulls SELECT g, CASE WHEN g % 10 = 0 THEN NULL
+    ELSE ((hashint8(g)::bigint << 32) # hashint8(-g)::bigint)::simhash END FROM generate_series(1, 2000) g;
+CREATE INDEX with_nulls_fp ON with_nulls USING simhash (fp);
+ANALYZE with_nulls;
+UPDATE with_nulls SET id = -id WHERE id IN (10, 20);
+SET enable_seqscan = off;
+SET enable_sort = off;
+EXPLAIN (COSTS OFF) SELECT id FROM with_nulls ORDER BY fp <-> '0123456789abcdef';
+DO $$
+DECLARE
+    whole CURSOR FOR SELECT id FROM with_nulls ORDER BY fp <-> '0123456789abcdef';
+    n int := 0;
+BEGIN
+    FOR r IN whole LOOP
+        n := n + 1;
+    END LOOP;
+    RAISE NOTICE 'rows through a cursor: %', n;
+END $$;
+PREPARE nearest(simhash, bigint) AS
+    SELECT count(*) AS all_rows, count(fp) AS with_fingerprint, count(*) FILTER (WHERE id < 0) AS hot_updated,
+           bool_and(fp IS NULL) FILTER (WHERE n > 1800) AS nulls_last
+      FROM (SELECT row_number() OVER () AS n, id, fp
+              FROM (SELECT id, fp FROM with_nulls ORDER BY fp <-> $1 LIMIT $2) s) r;
+SET plan_cache_mode = force_generic_plan;
+EXPLAIN (COSTS OFF) EXECUTE nearest('0123456789abcdef', 5000);
+EXECUTE nearest('0123456789abcdef', 5000);
+RESET plan_cache_mode;
+DEALLOCATE nearest;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM with_nulls;
+SELECT count(*) FROM with_nulls;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM with_nulls;
+SELECT count(*) FROM with_nulls;
+RESET enable_bitmapscan;
+-- with a condition nothing changes: no condition matches NULL
+SELECT count(*) FROM with_nulls WHERE simhash_within(fp, '0123456789abcdef', 28);
+RESET enable_sort;
+RESET enable_seqscan;
+DROP TABLE with_nulls;
+
 -- Catalog: operator class, properties
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
 SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)

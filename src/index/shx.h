@@ -106,7 +106,8 @@
  * Files: shx_handler.cpp (handler, options, validate, property, cost,
  * planner support), shx_pages.cpp (page helpers, metapage, directory,
  * leaf search), shx_leaf.cpp (leaf encoding), shx_build.cpp,
- * shx_insert.cpp, shx_scan.cpp (radius, KNN), shx_vacuum.cpp,
+ * shx_insert.cpp, shx_scan.cpp (radius, KNN), shx_nulls.cpp (the NULL rows
+ * a scan without a condition returns last), shx_vacuum.cpp,
  * shx_check.cpp (check and stats).
  */
 #ifndef SHX_H
@@ -326,6 +327,9 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
 bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
 bool shi_leaf_layout_ok(Page page);
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);
+
+/* the rows with a NULL indexed value, for scans without a search key (shx_nulls.cpp) */
+int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids);
 
 /* phases */
 IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo);

@@ -111,7 +111,12 @@ void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull
     bs->indtuples += 1;
 }
 
-/* Writes one partition's leaf chain from sorted keys; records each page's lo for the directory. */
+/*
+ * Writes one partition's leaf chain from sorted keys; records each page's lo
+ * for the directory.  The page being filled stays pinned but is locked only
+ * while it is written: a content lock holds off interrupts, and a build of
+ * a large table must stay cancellable.
+ */
 struct LeafWriter {
     Relation index;
     int part;
@@ -132,7 +137,10 @@ void writer_new_page(LeafWriter *w, uint64 lo) {
     Page np = BufferGetPage(nbuf);
     shi_init_page(np, SHI_LEAF | (w->npages == 0 ? SHI_LEFTMOST : 0), (uint16) w->part);
     ShiPageGetOpaque(np)->lo = lo;
+    MarkBufferDirty(nbuf);
+    LockBuffer(nbuf, BUFFER_LOCK_UNLOCK);
     if (BufferIsValid(w->buf)) {
+        LockBuffer(w->buf, BUFFER_LOCK_EXCLUSIVE);
         ShiPageGetOpaque(w->page)->hi = lo;
         ShiPageGetOpaque(w->page)->right = BufferGetBlockNumber(nbuf);
         MarkBufferDirty(w->buf);
@@ -152,7 +160,10 @@ void writer_new_page(LeafWriter *w, uint64 lo) {
 }
 
 void writer_flush(LeafWriter *w) {
+    LockBuffer(w->buf, BUFFER_LOCK_EXCLUSIVE);
     shi_leaf_write_packed(w->page, w->cur, w->n);
+    MarkBufferDirty(w->buf);
+    LockBuffer(w->buf, BUFFER_LOCK_UNLOCK);
 }
 
 void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
@@ -178,8 +189,7 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
 void writer_finish(LeafWriter *w) {
     if (!BufferIsValid(w->buf)) writer_new_page(w, 0);
     writer_flush(w);
-    MarkBufferDirty(w->buf);
-    UnlockReleaseBuffer(w->buf);
+    ReleaseBuffer(w->buf);
     w->buf = InvalidBuffer;
 }
 
@@ -243,9 +253,16 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     ShiMetaPageData meta;
     init_meta(&meta, nparts);
 
-    /* metapage and directory pages first: blocks 0 .. nparts * ndir */
+    /*
+     * Metapage and directory pages first: blocks 0 .. nparts * ndir.  The
+     * metapage is written at the end; it is not kept locked meanwhile, since
+     * a content lock would hold off a cancel for the whole build.
+     */
     Buffer mbuf = shi_new_buffer(index);
     Assert(BufferGetBlockNumber(mbuf) == SHI_METAPAGE_BLKNO);
+    shi_init_page(BufferGetPage(mbuf), SHI_META, 0);
+    MarkBufferDirty(mbuf);
+    UnlockReleaseBuffer(mbuf);
     for (int p = 0; p < nparts; p++)
         for (uint32 d = 0; d < meta.dir_pages_per_part; d++) {
             Buffer b = shi_new_buffer(index);
@@ -317,6 +334,8 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     if (bs.slot) ExecDropSingleTupleTableSlot(bs.slot);
     if (bs.rslot) ExecDropSingleTupleTableSlot(bs.rslot);
 
+    mbuf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
+    LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
     write_meta(BufferGetPage(mbuf), &meta);
     MarkBufferDirty(mbuf);
     UnlockReleaseBuffer(mbuf);

@@ -23,6 +23,7 @@ extern "C" {
 #include "access/xlog.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
+#include "catalog/pg_class.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -170,8 +171,19 @@ void heap_check_callback(Relation index, ItemPointer tid, Datum *values, bool *i
 }
 
 Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap) {
+    char *name = get_rel_name(indexoid);
+    if (name == NULL)
+        ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", indexoid)));
+    /* a partitioned index has no pages of its own: its partitions' indexes do */
+    if (get_rel_relkind(indexoid) == RELKIND_PARTITIONED_INDEX)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is a partitioned index", name),
+                        errdetail("Each partition of the table has an index of its own."),
+                        errhint("Give the index of a partition, for example: SELECT simhash_index_check(inhrelid::regclass) "
+                                "FROM pg_inherits WHERE inhparent = '%s'::regclass;",
+                                quote_identifier(name))));
     Oid heapid = IndexGetRelation(indexoid, true);
-    if (!OidIsValid(heapid)) ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", get_rel_name(indexoid) ? get_rel_name(indexoid) : "?")));
+    if (!OidIsValid(heapid) || get_rel_relkind(indexoid) != RELKIND_INDEX)
+        ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", name)));
     *heap = table_open(heapid, mode);
     Relation index = index_open(indexoid, mode);
     if (index->rd_indam == NULL || index->rd_indam->ambuild != shi_build)

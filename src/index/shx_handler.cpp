@@ -168,6 +168,8 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     *indexStartupCost = 0;
     *indexTotalCost = (fetched + (pages < leafpages ? probes : 0) * 0.1) * spc_random +
                       entries * cpu_operator_cost + costs.numIndexTuples * cpu_index_tuple_cost;
+    /* with no condition the scan ends with a heap pass for the NULL rows (shx_nulls.cpp) */
+    if (!any) *indexTotalCost += index->rel->pages * seq_page_cost + index->rel->tuples * cpu_tuple_cost;
     /* uniformly random fingerprints within the smallest radius, but at least one row */
     *indexSelectivity = any ? Max(radius_selectivity(radius), 1.0 / tuples) : 1.0;
     *indexCorrelation = 0;

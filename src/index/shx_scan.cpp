@@ -88,6 +88,11 @@ struct ShiScanOpaque {
     bool walk_active;
     RangeWalk walk;
     ShiNearEntry *near;      /* one page's entries that pass it */
+    /* no search key: the rows with a NULL fingerprint come last (shx_nulls.cpp) */
+    bool want_nulls;
+    bool nulls_read;
+    ItemPointerData *null_tids;
+    int64 n_null, next_null;
 };
 
 int cmp_hit_dist(const void *a, const void *b) {
@@ -403,6 +408,37 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
     }
 }
 
+void read_null_rows(IndexScanDesc scan, ShiScanOpaque *so) {
+    if (so->nulls_read) return;
+    so->nulls_read = true;
+    so->n_null = shi_collect_null_rows(scan, so->cxt, &so->null_tids);
+}
+
+/* After the last indexed row of a scan with no search key: the NULL rows. */
+bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
+    if (!so->want_nulls || so->nomatch) return false;
+    read_null_rows(scan, so);
+    if (so->next_null >= so->n_null) return false;
+    scan->xs_heaptid = so->null_tids[so->next_null++];
+    scan->xs_recheck = false;
+    if (scan->numberOfOrderBys > 0) {
+        scan->xs_orderbyvals[0] = (Datum) 0;
+        scan->xs_orderbynulls[0] = true; /* NULL <-> q is NULL: last in ascending order */
+        scan->xs_recheckorderby = false;
+    }
+    if (scan->xs_want_itup) {
+        Datum v = (Datum) 0;
+        bool isnull = true;
+        if (so->last_itup) pfree(so->last_itup);
+        MemoryContext old = MemoryContextSwitchTo(so->cxt);
+        so->last_itup = index_form_tuple(RelationGetDescr(scan->indexRelation), &v, &isnull);
+        MemoryContextSwitchTo(old);
+        scan->xs_itup = so->last_itup;
+        scan->xs_itupdesc = RelationGetDescr(scan->indexRelation);
+    }
+    return true;
+}
+
 void start_scan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     so->started = true;
@@ -496,6 +532,10 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     so->ntids = 0;
     so->last_itup = NULL;
     so->nkeys = scan->numberOfKeys;
+    so->want_nulls = so->nkeys == 0;
+    so->nulls_read = false;
+    so->null_tids = NULL;
+    so->n_null = so->next_null = 0;
     so->kq = (uint64 *) MemoryContextAlloc(so->cxt, sizeof(uint64) * Max(1, so->nkeys));
     so->kr = (int *) MemoryContextAlloc(so->cxt, sizeof(int) * Max(1, so->nkeys));
     for (int i = 0; i < so->nkeys; i++) {
@@ -575,18 +615,18 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
             knn_expand(scan->indexRelation, so);
             MemoryContextSwitchTo(old);
         }
-        if (h == NULL) return false;
     } else {
         while (so->next >= so->nhits) {
-            if (!so->stream) return false;
+            if (!so->stream) break;
             so->nhits = so->next = 0;
             if (!radius_step(scan->indexRelation, so)) {
                 so->stream = false;
-                return false;
+                break;
             }
         }
-        h = &so->hits[so->next++];
+        if (so->next < so->nhits) h = &so->hits[so->next++];
     }
+    if (h == NULL) return next_null_row(scan, so);
     scan->xs_heaptid = h->tid;
     scan->xs_recheck = !mvcc;
     if (scan->numberOfOrderBys > 0) {
@@ -615,6 +655,11 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
         so->tbm = tbm;
         start_scan(scan);
         so->tbm = NULL;
+        if (so->want_nulls) {
+            read_null_rows(scan, so);
+            tbm_add_tuples(tbm, so->null_tids, (int) so->n_null, false);
+            so->ntids += so->n_null;
+        }
     }
     return so->ntids;
 }
