@@ -408,6 +408,28 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
     }
 }
 
+/* Hands one row to the executor: its tid, distance (ORDER BY) and fingerprint (index-only scans). */
+bool return_row(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid, bool recheck, int dist, bool dist_null,
+                uint64 fp, bool fp_null) {
+    scan->xs_heaptid = tid;
+    scan->xs_recheck = recheck;
+    if (scan->numberOfOrderBys > 0) {
+        scan->xs_orderbyvals[0] = Int32GetDatum(dist);
+        scan->xs_orderbynulls[0] = dist_null;
+        scan->xs_recheckorderby = false;
+    }
+    if (scan->xs_want_itup) {
+        Datum v = SimhashGetDatum(fp);
+        if (so->last_itup) pfree(so->last_itup);
+        MemoryContext old = MemoryContextSwitchTo(so->cxt);
+        so->last_itup = index_form_tuple(RelationGetDescr(scan->indexRelation), &v, &fp_null);
+        MemoryContextSwitchTo(old);
+        scan->xs_itup = so->last_itup;
+        scan->xs_itupdesc = RelationGetDescr(scan->indexRelation);
+    }
+    return true;
+}
+
 void read_null_rows(IndexScanDesc scan, ShiScanOpaque *so) {
     if (so->nulls_read) return;
     so->nulls_read = true;
@@ -419,24 +441,8 @@ bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
     if (!so->want_nulls || so->nomatch) return false;
     read_null_rows(scan, so);
     if (so->next_null >= so->n_null) return false;
-    scan->xs_heaptid = so->null_tids[so->next_null++];
-    scan->xs_recheck = false;
-    if (scan->numberOfOrderBys > 0) {
-        scan->xs_orderbyvals[0] = (Datum) 0;
-        scan->xs_orderbynulls[0] = true; /* NULL <-> q is NULL: last in ascending order */
-        scan->xs_recheckorderby = false;
-    }
-    if (scan->xs_want_itup) {
-        Datum v = (Datum) 0;
-        bool isnull = true;
-        if (so->last_itup) pfree(so->last_itup);
-        MemoryContext old = MemoryContextSwitchTo(so->cxt);
-        so->last_itup = index_form_tuple(RelationGetDescr(scan->indexRelation), &v, &isnull);
-        MemoryContextSwitchTo(old);
-        scan->xs_itup = so->last_itup;
-        scan->xs_itupdesc = RelationGetDescr(scan->indexRelation);
-    }
-    return true;
+    /* NULL <-> q is NULL: last in ascending order */
+    return return_row(scan, so, so->null_tids[so->next_null++], false, 0, true, 0, true);
 }
 
 void start_scan(IndexScanDesc scan) {
@@ -627,24 +633,7 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
         if (so->next < so->nhits) h = &so->hits[so->next++];
     }
     if (h == NULL) return next_null_row(scan, so);
-    scan->xs_heaptid = h->tid;
-    scan->xs_recheck = !mvcc;
-    if (scan->numberOfOrderBys > 0) {
-        scan->xs_orderbyvals[0] = Int32GetDatum(h->dist);
-        scan->xs_orderbynulls[0] = so->order_null;
-        scan->xs_recheckorderby = false;
-    }
-    if (scan->xs_want_itup) {
-        Datum v = SimhashGetDatum(h->fp);
-        bool isnull = false;
-        if (so->last_itup) pfree(so->last_itup);
-        MemoryContext old = MemoryContextSwitchTo(so->cxt);
-        so->last_itup = index_form_tuple(RelationGetDescr(scan->indexRelation), &v, &isnull);
-        MemoryContextSwitchTo(old);
-        scan->xs_itup = so->last_itup;
-        scan->xs_itupdesc = RelationGetDescr(scan->indexRelation);
-    }
-    return true;
+    return return_row(scan, so, h->tid, !mvcc, h->dist, so->order_null, h->fp, false);
 }
 
 int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
