@@ -58,4 +58,50 @@ void sort_key_tids(KeyTid* items, uint64_t n) noexcept {
     });
 }
 
+uint64_t merge_heap_size(uint64_t n, uint64_t run) noexcept { return n == 0 ? 1 : (n + run - 1) / run; }
+
+RunMerge::RunMerge(const KeyTid* items, uint64_t n, uint64_t run, uint64_t* heap) noexcept
+    : items_(items), n_(n), run_(run), heap_(heap), size_(0) {
+    for (uint64_t start = 0; start < n; start += run) heap_[size_++] = start;
+    for (uint64_t i = size_ / 2; i-- > 0;) sift_down(i);
+}
+
+bool RunMerge::less(uint64_t a, uint64_t b) const noexcept {
+    const KeyTid& x = items_[a];
+    const KeyTid& y = items_[b];
+    return x.key != y.key ? x.key < y.key : x.tid < y.tid;
+}
+
+uint64_t RunMerge::run_end(uint64_t pos) const noexcept {
+    uint64_t end = (pos / run_ + 1) * run_;
+    return end < n_ ? end : n_;
+}
+
+void RunMerge::sift_down(uint64_t i) noexcept {
+    for (;;) {
+        uint64_t smallest = i, l = 2 * i + 1, r = l + 1;
+        if (l < size_ && less(heap_[l], heap_[smallest])) smallest = l;
+        if (r < size_ && less(heap_[r], heap_[smallest])) smallest = r;
+        if (smallest == i) return;
+        uint64_t t = heap_[i];
+        heap_[i] = heap_[smallest];
+        heap_[smallest] = t;
+        i = smallest;
+    }
+}
+
+bool RunMerge::next(KeyTid* out) noexcept {
+    if (size_ == 0) return false;
+    uint64_t pos = heap_[0];
+    *out = items_[pos];
+    if (pos + 1 < run_end(pos)) {
+        heap_[0] = pos + 1;
+        if (size_ == 1) return true;  // the last run left: no order to restore
+    } else {
+        heap_[0] = heap_[--size_];
+    }
+    sift_down(0);
+    return true;
+}
+
 }  // namespace simhash

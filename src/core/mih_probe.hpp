@@ -119,4 +119,29 @@ struct KeyTid {
 // Sorts by key (then tid), in place; no allocation, no exception.
 void sort_key_tids(KeyTid* items, uint64_t n) noexcept;
 
+// Reads an array whose consecutive runs of `run` items ([0, run), [run,
+// 2 run), ..., the last one shorter) are each sorted, as one sorted sequence.
+// The index build sorts runs one at a time and merges while it writes, so
+// that a cancel is seen between runs instead of after one long sort of the
+// whole array.  The heap is the caller's: merge_heap_size(n, run) entries.
+// Trivially destructible, no allocation.
+uint64_t merge_heap_size(uint64_t n, uint64_t run) noexcept;
+
+class RunMerge {
+public:
+    RunMerge(const KeyTid* items, uint64_t n, uint64_t run, uint64_t* heap) noexcept;
+    // The next item in key (then tid) order; false when every item was read.
+    bool next(KeyTid* out) noexcept;
+
+private:
+    bool less(uint64_t a, uint64_t b) const noexcept;  // positions in items
+    void sift_down(uint64_t i) noexcept;
+    uint64_t run_end(uint64_t pos) const noexcept;
+
+    const KeyTid* items_;
+    uint64_t n_, run_;
+    uint64_t* heap_;  // a min-heap of each unfinished run's next position
+    uint64_t size_;
+};
+
 }  // namespace simhash

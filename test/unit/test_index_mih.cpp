@@ -203,3 +203,29 @@ TEST(IndexMih, RadiusSearchCountsEachRowInOnePartition) {
         }
     }
 }
+
+// The build sorts runs and merges them while writing leaves: the merge must
+// give exactly std::sort's order, for any run length, with duplicate keys,
+// short last runs, one run, and nothing at all.
+TEST(IndexMih, RunMergeEqualsOneSort) {
+    std::mt19937_64 rng(7);
+    for (uint64_t n : {0ull, 1ull, 5ull, 64ull, 1000ull, 4097ull}) {
+        for (uint64_t run : {1ull, 3ull, 64ull, 1000ull, 100000ull}) {
+            std::vector<KeyTid> items(n);
+            for (auto& it : items) it = KeyTid{rng() % 50, rng() % 1000};  // many equal keys
+            std::vector<KeyTid> expected = items;
+            sort_key_tids(expected.data(), expected.size());
+            for (uint64_t i = 0; i < n; i += run) sort_key_tids(items.data() + i, std::min(run, n - i));
+            std::vector<uint64_t> heap(merge_heap_size(n, run));
+            RunMerge merge(items.data(), n, run, heap.data());
+            std::vector<KeyTid> got;
+            KeyTid kt;
+            while (merge.next(&kt)) got.push_back(kt);
+            ASSERT_EQ(got.size(), expected.size()) << n << " " << run;
+            for (uint64_t i = 0; i < n; ++i) {
+                ASSERT_EQ(got[i].key, expected[i].key) << n << " " << run << " " << i;
+                ASSERT_EQ(got[i].tid, expected[i].tid) << n << " " << run << " " << i;
+            }
+        }
+    }
+}
