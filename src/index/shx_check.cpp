@@ -21,6 +21,7 @@
 extern "C" {
 #include "access/table.h"
 #include "access/xlog.h"
+#include "access/xlogrecovery.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
@@ -52,9 +53,14 @@ struct ChainResult {
     uint64 npages;
 };
 
-/* Walks partition p; with los (indexed by block number) records each leaf's lo. */
-ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, uint64 *los, bool *is_leaf) {
-    BlockNumber nblocks = RelationGetNumberOfBlocks(index);
+/*
+ * Walks partition p; with los and is_leaf (nblocks entries, indexed by block
+ * number) records each leaf's lo.  Without them (simhash_index_stats, under
+ * a lock that lets inserts run) the index may grow during the walk, so a
+ * link past nblocks is first checked against the index's size now.
+ */
+ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, BlockNumber nblocks, uint64 *los,
+                       bool *is_leaf) {
     const char *name = RelationGetRelationName(index);
     ChainResult r;
     uint64 cap = 1024;
@@ -72,6 +78,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, u
     OpenSkip *open = (OpenSkip *) palloc(sizeof(OpenSkip) * maxopen);
     while (blk != InvalidBlockNumber) {
         CHECK_FOR_INTERRUPTS();
+        if (blk >= nblocks && los == NULL) nblocks = RelationGetNumberOfBlocks(index);
         if (blk == 0 || blk >= nblocks) CORRUPT("index \"%s\" partition %d links to block %u outside the index", name, p, blk);
         if (++r.npages > nblocks) CORRUPT("index \"%s\" partition %d has a cycle", name, p);
         Buffer buf = ReadBuffer(index, blk);
@@ -200,9 +207,27 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
     Oid indexoid = PG_GETARG_OID(0);
     bool heapallindexed = PG_GETARG_BOOL(1);
     Relation heap;
-    /* a hot standby cannot take ShareLock; replay is the only writer there */
+    /*
+     * ShareLock keeps writers out on a primary.  A hot standby cannot take it,
+     * and replay would change the index while it is read (splits show as
+     * links past the end, rows replayed after the walk as missing), so there
+     * the check needs replay paused.
+     */
+    if (RecoveryInProgress() && GetRecoveryPauseState() != RECOVERY_PAUSED)
+        ereport(ERROR, (errcode(ERRCODE_OBJECT_NOT_IN_PREREQUISITE_STATE),
+                        errmsg("simhash_index_check needs WAL replay paused on a standby"),
+                        errdetail("Replay would change the index while it is checked, which looks like corruption."),
+                        errhint("Run SELECT pg_wal_replay_pause(); wait until pg_get_wal_replay_pause_state() "
+                                "is 'paused', check, then SELECT pg_wal_replay_resume();")));
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
     Relation index = open_simhash_index(indexoid, mode, &heap);
+    /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
+    if (!index->rd_index->indisvalid)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("cannot check index \"%s\"", RelationGetRelationName(index)),
+                        errdetail("Index is not valid."),
+                        errhint("Drop it, or REINDEX it; an interrupted CREATE INDEX CONCURRENTLY or REINDEX "
+                                "CONCURRENTLY leaves such an index behind.")));
     const char *name = RelationGetRelationName(index);
     ShiState st = *shi_get_state(index);
     BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -212,7 +237,7 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
     for (int p = 0; p < st.nparts; p++) {
         bool *is_leaf = (bool *) MemoryContextAllocHuge(CurrentMemoryContext, nblocks);
         memset(is_leaf, 0, nblocks);
-        ChainResult r = walk_chain(index, &st, p, true, los, is_leaf);
+        ChainResult r = walk_chain(index, &st, p, true, nblocks, los, is_leaf);
         /* directory */
         uint32 ndir = (SHI_DIR_SLOTS + st.dir_slots_per_page - 1) / st.dir_slots_per_page;
         for (uint32 d = 0; d < ndir; d++) {
@@ -262,7 +287,7 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     Relation index = open_simhash_index(indexoid, AccessShareLock, &heap);
     ShiState st = *shi_get_state(index);
     for (int p = 0; p < st.nparts; p++) {
-        ChainResult r = walk_chain(index, &st, p, false, NULL, NULL);
+        ChainResult r = walk_chain(index, &st, p, false, RelationGetNumberOfBlocks(index), NULL, NULL);
         int w = st.width[p];
         for (uint64 i = 0; i < r.n; i++) r.items[i].key = w >= 64 ? r.items[i].key : r.items[i].key >> (64 - w);
         simhash::sort_key_tids(r.items, r.n);
