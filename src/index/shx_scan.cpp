@@ -88,8 +88,7 @@ struct ShiScanOpaque {
     bool walk_active;
     RangeWalk walk;
     ShiNearEntry *near;      /* one page's entries that pass it */
-    /* no search key: the rows with a NULL fingerprint come last (shx_nulls.cpp) */
-    bool want_nulls;
+    /* no search key (nkeys == 0): the rows with a NULL fingerprint come last (shx_nulls.cpp) */
     bool nulls_read;
     ItemPointerData *null_tids;
     int64 n_null, next_null;
@@ -438,7 +437,7 @@ void read_null_rows(IndexScanDesc scan, ShiScanOpaque *so) {
 
 /* After the last indexed row of a scan with no search key: the NULL rows. */
 bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
-    if (!so->want_nulls || so->nomatch) return false;
+    if (so->nkeys > 0) return false; /* no condition matches NULL */
     read_null_rows(scan, so);
     if (so->next_null >= so->n_null) return false;
     /* NULL <-> q is NULL: last in ascending order */
@@ -538,7 +537,6 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     so->ntids = 0;
     so->last_itup = NULL;
     so->nkeys = scan->numberOfKeys;
-    so->want_nulls = so->nkeys == 0;
     so->nulls_read = false;
     so->null_tids = NULL;
     so->n_null = so->next_null = 0;
@@ -644,7 +642,7 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
         so->tbm = tbm;
         start_scan(scan);
         so->tbm = NULL;
-        if (so->want_nulls) {
+        if (so->nkeys == 0) {
             read_null_rows(scan, so);
             tbm_add_tuples(tbm, so->null_tids, (int) so->n_null, false);
             so->ntids += so->n_null;
