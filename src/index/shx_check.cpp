@@ -181,15 +181,16 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap) {
     char *name = get_rel_name(indexoid);
     if (name == NULL)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", indexoid)));
+    char kind = get_rel_relkind(indexoid);
     /* a partitioned index has no pages of its own: its partitions' indexes do */
-    if (get_rel_relkind(indexoid) == RELKIND_PARTITIONED_INDEX)
+    if (kind == RELKIND_PARTITIONED_INDEX)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is a partitioned index", name),
                         errdetail("Each partition of the table has an index of its own."),
                         errhint("Give the index of a partition, for example: SELECT simhash_index_check(inhrelid::regclass) "
                                 "FROM pg_inherits WHERE inhparent = '%s'::regclass;",
                                 quote_identifier(name))));
     Oid heapid = IndexGetRelation(indexoid, true);
-    if (!OidIsValid(heapid) || get_rel_relkind(indexoid) != RELKIND_INDEX)
+    if (!OidIsValid(heapid) || kind != RELKIND_INDEX)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", name)));
     *heap = table_open(heapid, mode);
     Relation index = index_open(indexoid, mode);
