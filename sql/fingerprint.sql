@@ -43,6 +43,10 @@ SELECT simhash_features('我爱北京天安门，你好。好', 'mixed', 2);
 -- Single ideographs, but kana (sounds) in bigrams.
 SELECT simhash_features('東京へ行きました');
 SELECT simhash_features('PostgreSQL数据库很快abc中def 😀👍🏽 Straße ĞÜŞ ＡＢＣ');
+-- Fullwidth digits and letters are ASCII's (version 3 as first written
+-- dropped the digits as separators): 'price ２０２６年' is 'price 2026年'.
+SELECT simhash_features('ＡＢＣ ｘｙｚ ２０２６年，Ｖ２！'),
+       simhash('price ２０２６年'::text) = simhash('price 2026年'::text) AS fullwidth_digits_are_ascii;
 SELECT simhash_features('Hello, world! 你好', 'words', 2);
 SELECT simhash_features('Hello, world! 你好', 'chars', 3);
 SELECT simhash_features('one two', 'words', 3);

@@ -69,8 +69,9 @@ constexpr FoldRun kFoldRuns[] = {
 
 char32_t fold_case(char32_t c) noexcept {
     if (c < 0x80) return in(c, 'A', 'Z') ? c + 32 : c;
-    // Han, kana and Hangul have no case: most non-ASCII text leaves here.
-    if (in(c, 0x2D00, 0xA63F) || in(c, 0xABC0, 0xFF20)) return c;
+    // Han, kana and Hangul have no case: most non-ASCII text leaves here
+    // (up to U+FF00: the fullwidth forms after it are ASCII's).
+    if (in(c, 0x2D00, 0xA63F) || in(c, 0xABC0, 0xFF00)) return c;
     if (in(c, 0xFF01, 0xFF5E)) return fold_case(c - 0xFEE0);  // fullwidth ASCII is ASCII
     if (c == 0x130) return 'i';  // dotted capital I: no simple folding in Unicode; Turkish text means i
     size_t lo = 0, hi = sizeof(kFoldRuns) / sizeof(kFoldRuns[0]);
