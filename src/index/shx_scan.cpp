@@ -241,17 +241,27 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
                 CHECK_FOR_INTERRUPTS();
                 continue;
             }
-            scan_page(index, so, page, w->blk, w->part, a, b);
+            /*
+             * Every further range that starts on this page is read from it
+             * now: neighbouring block values (a probe's low-bit flips) often
+             * share a page, and reading it once per range cost a buffer
+             * access each.
+             */
+            for (;;) {
+                scan_page(index, so, page, w->blk, w->part, a, b);
+                if (phi <= b && right != InvalidBlockNumber) {
+                    w->blk = right; /* range r goes on to the right */
+                    break;
+                }
+                w->blk = InvalidBlockNumber;
+                if (++w->r == w->n || w->lo[w->r] > phi) break;
+                a = w->lo[w->r];
+                b = w->hi[w->r];
+            }
             UnlockReleaseBuffer(buf);
             w->have = true;
             w->last_hi = phi;
-            w->last_blk = w->blk;
-            if (phi > b || right == InvalidBlockNumber) {
-                w->r++;
-                w->blk = InvalidBlockNumber;
-            } else {
-                w->blk = right;
-            }
+            w->last_blk = w->from;
             CHECK_FOR_INTERRUPTS();
             return true;
         }

@@ -7,7 +7,7 @@
 # sequential scan.  Also checks the index structure (simhash_index_check) after
 # every round.  Exits non-zero on any mismatch; the last line is a summary.
 #   DIFF_ROWS (default 3000), DIFF_ROUNDS (4), DIFF_QUERIES (150), DIFF_BLOCKS ("1 3 4 5 8 16"),
-#   then two rounds on DIFF_LARGE_ROWS (60000; 0 skips) with DIFF_LARGE_BLOCKS ("4 16"),
+#   then two rounds on DIFF_LARGE_ROWS (60000; 0 skips) with DIFF_LARGE_BLOCKS ("2 4 16"),
 #   then DIFF_EXCLUDE_SECONDS (5) of concurrent inserts under an exclusion constraint
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -19,7 +19,7 @@ ROUNDS=${DIFF_ROUNDS:-4}
 QUERIES=${DIFF_QUERIES:-150}
 BLOCKS=${DIFF_BLOCKS:-"1 3 4 5 8 16"}
 LARGE_ROWS=${DIFF_LARGE_ROWS:-60000}
-LARGE_BLOCKS=${DIFF_LARGE_BLOCKS:-"4 16"}
+LARGE_BLOCKS=${DIFF_LARGE_BLOCKS:-"2 4 16"}
 
 TMP=$(mktemp -d /tmp/simhash-diff.XXXXXX)
 owned_dir "$TMP"
