@@ -47,6 +47,11 @@ SELECT simhash_features('PostgreSQL数据库很快abc中def 😀👍🏽 Straße
 -- dropped the digits as separators): 'price ２０２６年' is 'price 2026年'.
 SELECT simhash_features('ＡＢＣ ｘｙｚ ２０２６年，Ｖ２！'),
        simhash('price ２０２６年'::text) = simhash('price 2026年'::text) AS fullwidth_digits_are_ascii;
+-- No Unicode normalization (as in full-text search): a decomposed accent
+-- is another feature, and normalize() is the documented way to merge them.
+SELECT simhash(U&'cafe\0301 cr\00E8me'::text) = simhash(U&'caf\00E9 cr\00E8me'::text) AS nfd_equals_nfc,
+       simhash(normalize(U&'cafe\0301 cr\00E8me', NFC)) = simhash(U&'caf\00E9 cr\00E8me'::text) AS after_nfc,
+       simhash(normalize(U&'\FB01le \2116 5 \FF76\FF80\FF76\FF85', NFKC)) = simhash('file No 5 カタカナ'::text) AS after_nfkc;
 SELECT simhash_features('Hello, world! 你好', 'words', 2);
 SELECT simhash_features('Hello, world! 你好', 'chars', 3);
 SELECT simhash_features('one two', 'words', 3);

@@ -11,7 +11,7 @@ my $node = PostgreSQL::Test::Cluster->new('encoding');
 $node->init;
 $node->start;
 
-for my $encoding ('UTF8', 'LATIN1', 'SQL_ASCII') {
+for my $encoding ('UTF8', 'LATIN1', 'SQL_ASCII', 'EUC_CN') {
     $node->safe_psql('postgres',
         "CREATE DATABASE \"db_$encoding\" TEMPLATE template0 ENCODING '$encoding' LC_COLLATE 'C' LC_CTYPE 'C'");
     $node->safe_psql("db_$encoding", 'CREATE EXTENSION simhash');
@@ -25,6 +25,14 @@ my $utf8 = $node->safe_psql('db_UTF8', $query);
 like($utf8, qr/^[0-9a-f]{16}\|\{straße,grün,äpfel,/, 'UTF8 database: fingerprint and folded features');
 is($node->safe_psql('db_LATIN1', $query), $utf8, 'LATIN1 database gives the same fingerprint and features');
 is($node->safe_psql('db_SQL_ASCII', $query), $utf8, 'SQL_ASCII database reads the bytes as UTF-8');
+
+# Chinese in a GB2312 (EUC_CN) database: converted to UTF-8, the published
+# test vector, single ideographs and ASCII words alike.
+my $zh = "SET client_encoding = 'UTF8'; SELECT simhash('我爱北京天安门'::text), simhash_features('PostgreSQL 数据库，很快')";
+is($node->safe_psql('db_EUC_CN', $zh), $node->safe_psql('db_UTF8', $zh),
+    'EUC_CN database gives the same Chinese fingerprint and features');
+like($node->safe_psql('db_EUC_CN', $zh), qr/^6b2111ba53d5c024\|\{postgresql,数,据,库,很,快\}$/,
+    'EUC_CN: the published test vector');
 
 # tsvector lexemes and array features are converted the same way.
 my $lexemes = "SET client_encoding = 'UTF8'; SELECT simhash('grün:1 äpfel:2'::tsvector), simhash(ARRAY['grün', 'äpfel'])";
