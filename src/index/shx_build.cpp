@@ -32,13 +32,6 @@ extern "C" {
 
 namespace {
 
-inline uint64 pack_tid(ItemPointer tid) {
-    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
-}
-inline void unpack_tid(uint64 v, ItemPointer tid) {
-    ItemPointerSet(tid, (BlockNumber) (v >> 16), (OffsetNumber) (v & 0xffff));
-}
-
 struct BuildState {
     ShiState st;
     simhash::KeyTid *items;  // in-memory mode: (fp, tid)
@@ -102,12 +95,12 @@ void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull
         }
         if (bs->items != NULL) {
             bs->items[bs->nitems].key = fp;
-            bs->items[bs->nitems].tid = pack_tid(tid);
+            bs->items[bs->nitems].tid = shi_pack_tid(tid);
             bs->nitems++;
         }
     }
     if (bs->items == NULL)
-        for (int p = 0; p < bs->st.nparts; p++) put_sorted(bs, p, simhash::rotl64(fp, bs->st.rot[p]), pack_tid(tid));
+        for (int p = 0; p < bs->st.nparts; p++) put_sorted(bs, p, simhash::rotl64(fp, bs->st.rot[p]), shi_pack_tid(tid));
     bs->indtuples += 1;
 }
 
@@ -184,6 +177,15 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
     w->cur[w->n].tid = packed;
     w->n++;
     w->cur_bytes += extra;
+}
+
+/* writer_add, counting entries for the progress view; a build checks for a cancel every 16k entries. */
+void writer_add_counted(LeafWriter *w, uint64 key, uint64 packed, int64 *done) {
+    writer_add(w, key, packed);
+    if ((++*done & 0x3fff) == 0) {
+        CHECK_FOR_INTERRUPTS();
+        pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, *done);
+    }
 }
 
 void writer_finish(LeafWriter *w) {
@@ -315,24 +317,14 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
             uint64 *heap = (uint64 *) palloc(sizeof(uint64) * simhash::merge_heap_size(bs.nitems, run));
             simhash::RunMerge merge(bs.items, bs.nitems, run, heap);
             simhash::KeyTid item;
-            while (merge.next(&item)) {
-                writer_add(&w, item.key, item.tid);
-                if ((++done & 0x3fff) == 0) {
-                    CHECK_FOR_INTERRUPTS();
-                    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
-                }
-            }
+            while (merge.next(&item)) writer_add_counted(&w, item.key, item.tid, &done);
             pfree(heap);
         } else {
             tuplesort_performsort(bs.sorts[p]);
             while (tuplesort_gettupleslot(bs.sorts[p], true, false, bs.rslot, NULL)) {
                 slot_getallattrs(bs.rslot);
                 uint64 key = (uint64) DatumGetInt64(bs.rslot->tts_values[0]) ^ (UINT64CONST(1) << 63);
-                writer_add(&w, key, (uint64) DatumGetInt64(bs.rslot->tts_values[1]));
-                if ((++done & 0x3fff) == 0) {
-                    CHECK_FOR_INTERRUPTS();
-                    pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
-                }
+                writer_add_counted(&w, key, (uint64) DatumGetInt64(bs.rslot->tts_values[1]), &done);
             }
             tuplesort_end(bs.sorts[p]);
         }

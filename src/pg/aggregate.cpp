@@ -7,7 +7,6 @@
  */
 #include "feature_votes.h"
 
-#include <cmath>
 #include <new>
 
 extern "C" {
@@ -46,10 +45,7 @@ extern "C" Datum simhash_agg_weighted_transfn(PG_FUNCTION_ARGS) {
     simhash::RealVotes* votes = agg_state(fcinfo, "simhash_agg_weighted_transfn");
     if (PG_ARGISNULL(1) || PG_ARGISNULL(2)) PG_RETURN_POINTER(votes);
     double weight = PG_GETARG_FLOAT8(2);
-    if (!std::isfinite(weight))
-        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                        errmsg("weight %g of feature \"%s\" is not finite", weight,
-                               message_excerpt(PG_GETARG_TEXT_PP(1)))));
+    check_feature_weight(weight, PG_GETARG_TEXT_PP(1));
     return add_feature(fcinfo, votes, weight);
 }
 

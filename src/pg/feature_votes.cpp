@@ -1,5 +1,7 @@
 #include "feature_votes.h"
 
+#include <cmath>
+
 extern "C" {
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
@@ -34,6 +36,12 @@ bool feature_text_hash(const text* feature, uint64_t* hash) {
     *hash = simhash::feature_hash(bytes.data, bytes.length);
     release_text_bytes(bytes);
     return true;
+}
+
+void check_feature_weight(double weight, const text* feature) {
+    if (!std::isfinite(weight))
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("weight %g of feature \"%s\" is not finite", weight, message_excerpt(feature))));
 }
 
 simhash::TokenizerKind checked_tokenizer(const text* name, int32 n) {

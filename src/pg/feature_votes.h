@@ -45,6 +45,9 @@ char* message_excerpt(const text* value);
  */
 bool feature_text_hash(const text* feature, uint64_t* hash);
 
+/* A weight must be finite: an ERROR naming it and its feature otherwise. */
+void check_feature_weight(double weight, const text* feature);
+
 /*
  * Reports tokenizer arguments that are out of range with an ERROR naming the
  * value; returns the parsed tokenizer otherwise.

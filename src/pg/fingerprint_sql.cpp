@@ -5,8 +5,6 @@
  */
 #include "feature_votes.h"
 
-#include <cmath>
-
 extern "C" {
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -112,10 +110,7 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
                             errdetail("Weight %d (of feature \"%s\") is null.", i + 1,
                                       message_excerpt(DatumGetTextPP(features[i])))));
         double weight = DatumGetFloat8(weights[i]);
-        if (!std::isfinite(weight))
-            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
-                            errmsg("weight %g of feature \"%s\" is not finite", weight,
-                                   message_excerpt(DatumGetTextPP(features[i])))));
+        check_feature_weight(weight, DatumGetTextPP(features[i]));
         uint64_t hash;
         if (feature_text_hash(DatumGetTextPP(features[i]), &hash)) votes.add(hash, weight);
     }
