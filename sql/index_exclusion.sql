@@ -100,6 +100,41 @@ WITH ins AS (
 SELECT count(*) AS near_copies_accepted FROM ins;
 SELECT simhash_index_check(conindid, true) FROM pg_constraint WHERE conname = 'many_docs_fp_excl';
 
+-- Deduplicating an existing table (the README's recipe): copy it, oldest
+-- first, into a table whose constraint keeps one of each near-duplicate
+-- group.  A chain a ~ b ~ c with a and c 6 bits apart keeps a and c: b is
+-- near a kept row, c is not.  "Delete every row with an older
+-- near-duplicate" would delete c too, leaving nothing near it.
+CREATE TABLE posts (id int PRIMARY KEY, fp simhash);
+INSERT INTO posts VALUES (1, '0000000000000000'), (2, '0000000000000007'),  -- a, b: 3 bits apart
+                         (3, '000000000000003f'),                            -- c: 3 from b, 6 from a
+                         (4, 'ffff000000000000'), (5, 'ffff000000000001'),  -- 1 bit apart
+                         (6, NULL);
+SELECT a.id, b.id, a.fp <-> b.fp AS distance FROM posts a JOIN posts b ON a.fp % b.fp AND a.id < b.id ORDER BY 1, 2;
+CREATE TABLE posts_unique (LIKE posts INCLUDING ALL, EXCLUDE USING simhash (fp WITH %));
+INSERT INTO posts_unique SELECT * FROM posts ORDER BY id ON CONFLICT DO NOTHING;
+SELECT id FROM posts_unique ORDER BY id;
+-- no two kept rows within the threshold; every dropped row is near a kept one
+SELECT count(*) AS kept_pairs_within FROM posts_unique a JOIN posts_unique b ON a.fp % b.fp AND a.id < b.id;
+SELECT count(*) AS dropped_and_alone FROM posts p
+ WHERE NOT EXISTS (SELECT 1 FROM posts_unique u WHERE u.id = p.id)
+   AND NOT EXISTS (SELECT 1 FROM posts_unique u WHERE u.fp % p.fp);
+-- which kept row stands for each row
+SELECT p.id, (SELECT u.id FROM posts_unique u WHERE u.fp % p.fp ORDER BY u.fp <-> p.fp, u.id LIMIT 1) AS kept_as
+  FROM posts p ORDER BY p.id;
+DELETE FROM posts p WHERE NOT EXISTS (SELECT 1 FROM posts_unique u WHERE u.id = p.id);
+SELECT id FROM posts ORDER BY id;
+DROP TABLE posts, posts_unique;
+-- With a generated fingerprint the copy names the other columns and
+-- computes its own.
+CREATE TABLE gposts (id int PRIMARY KEY, body text, fp simhash GENERATED ALWAYS AS (simhash(body)) STORED);
+INSERT INTO gposts (id, body) VALUES (1, 'Near-duplicate detection inside PostgreSQL databases'),
+    (2, 'near duplicate detection inside postgresql databases!'), (3, 'An unrelated sentence about cooking pasta');
+CREATE TABLE gposts_unique (LIKE gposts INCLUDING ALL, EXCLUDE USING simhash (fp WITH %));
+INSERT INTO gposts_unique (id, body) SELECT id, body FROM gposts ORDER BY id ON CONFLICT DO NOTHING;
+SELECT id, fp = simhash(body) AS computed FROM gposts_unique ORDER BY id;
+DROP TABLE gposts, gposts_unique;
+
 -- The constraint's index serves queries like any simhash index.
 SET enable_seqscan = off;
 EXPLAIN (COSTS OFF) SELECT id FROM uniq_docs ORDER BY fp <-> 'ffff000000000001' LIMIT 2;
