@@ -22,7 +22,8 @@
 #   BENCH_SKEW_ROWS (default 200000; 0 skips the real-text set),
 #   BENCH_MWM maintenance_work_mem for every build (default 1GB),
 #   BENCH_SYNC_COMMIT synchronous_commit (default on; off measures the
-#   inserts' CPU cost rather than the commit flushes).
+#   inserts' CPU cost rather than the commit flushes),
+#   BENCH_BLOCKS the simhash index's blocks option (default 4).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
@@ -37,6 +38,7 @@ INS_SECS=${BENCH_INSERT_SECONDS:-10}
 SKEW=${BENCH_SKEW_ROWS:-200000}
 MWM=${BENCH_MWM:-1GB}
 SYNC_COMMIT=${BENCH_SYNC_COMMIT:-on}
+BLOCKS=${BENCH_BLOCKS:-4}
 
 TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX)
 owned_dir "$TMP"
@@ -111,7 +113,7 @@ bench_set() {  # bench_set LABEL  (table base(id, fp) and queries(k, q) exist)
     local label=$1 t0 t1 nrows
     nrows=$(psql_q -c "SELECT count(*) FROM base")
     echo
-    echo "== $label: $nrows rows" | tee -a "$RESULTS"
+    echo "== $label: $nrows rows; simhash index with blocks = $BLOCKS" | tee -a "$RESULTS"
     psql_q -c "DROP TABLE IF EXISTS t_bt, t_sh; CREATE TABLE t_bt AS SELECT * FROM base; CREATE TABLE t_sh AS SELECT * FROM base;
                ALTER TABLE t_bt ALTER COLUMN id SET DEFAULT 0; ALTER TABLE t_sh ALTER COLUMN id SET DEFAULT 0;" \
           -c "VACUUM ANALYZE base" -c "VACUUM ANALYZE t_bt" -c "VACUUM ANALYZE t_sh" -c "CHECKPOINT" || exit 1
@@ -126,7 +128,7 @@ bench_set() {  # bench_set LABEL  (table base(id, fp) and queries(k, q) exist)
     bt_build=$(secs "$t0" "$t1")
     bt_size=$(mib_sum "bt0 bt1 bt2 bt3")
     t0=$(now)
-    psql_q -c "CREATE INDEX sh ON t_sh USING simhash (fp)" || exit 1
+    psql_q -c "CREATE INDEX sh ON t_sh USING simhash (fp) WITH (blocks = $BLOCKS)" || exit 1
     t1=$(now)
     sh_build=$(secs "$t0" "$t1")
     sh_size=$(mib sh)
