@@ -157,6 +157,19 @@ REINDEX INDEX docs_fp;
 REINDEX INDEX CONCURRENTLY docs_fp;
 SELECT simhash_index_check('docs_fp', true);
 SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp %% %L', pg_temp.fp_of(8)));
+-- ALTER INDEX ... SET (blocks) takes effect at the next REINDEX: until then
+-- the index keeps (and inserts use) the partitions it was built with.
+ALTER INDEX docs_fp SET (blocks = 8);
+SELECT count(*) AS partitions FROM simhash_index_stats('docs_fp');
+INSERT INTO docs VALUES (400001, pg_temp.flip(pg_temp.fp_of(8), ARRAY[3]));
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp %% %L', pg_temp.fp_of(8)));
+SELECT simhash_index_check('docs_fp', true);
+REINDEX INDEX docs_fp;
+SELECT count(*) AS partitions FROM simhash_index_stats('docs_fp');
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM docs WHERE fp %% %L', pg_temp.fp_of(8)));
+ALTER INDEX docs_fp RESET (blocks);
+REINDEX INDEX docs_fp;
+DELETE FROM docs WHERE id = 400001;
 
 -- Empty table, unlogged table
 CREATE UNLOGGED TABLE empty_docs (fp simhash);
