@@ -19,11 +19,12 @@ perl test/bench/corpus.pl > "$SCRATCH_DIR/corpus.tsv"
 
 # The classic baseline segments Chinese with jieba from Debian's python3-jieba.
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
+version=$(sed -n 's/^constexpr int kAlgorithmVersion = \([0-9]*\);.*/\1/p' src/core/fingerprint.hpp)
 /usr/bin/python3 test/eval/evaluate.py "$SCRATCH_DIR/corpus.tsv" "${PSQL_COMMAND[@]}" | tee "$SCRATCH_DIR/tables.md"
 {
     echo "# Fingerprint quality: results"
     echo
-    echo "Produced by \`bash test/eval/evaluate.sh\` on $started (algorithm version 2)."
+    echo "Produced by \`bash test/eval/evaluate.sh\` on $started (algorithm version $version)."
     echo "See README.md, \"Choosing a threshold\", for what they mean in practice."
     echo
     cat "$SCRATCH_DIR/tables.md"
