@@ -110,5 +110,21 @@ CREATE TABLE generated_docs (body text, fp simhash GENERATED ALWAYS AS (simhash(
 INSERT INTO generated_docs (body) VALUES ('The quick brown fox jumps over the lazy dog'), ('');
 SELECT fp FROM generated_docs ORDER BY fp NULLS LAST;
 
-DROP TABLE docs, pages, tagged, notes, bad, generated_docs;
+-- A generated column is computed after BEFORE triggers: as a source the
+-- trigger read NULL and stored a NULL fingerprint in every row; it is now
+-- an error at the first row, as is a generated target.
+CREATE TABLE shouted (body text, loud text GENERATED ALWAYS AS (upper(body)) STORED, fp simhash);
+CREATE TRIGGER shouted_fp BEFORE INSERT OR UPDATE ON shouted
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'loud');
+INSERT INTO shouted (body) VALUES ('Hello world');
+DROP TRIGGER shouted_fp ON shouted;
+CREATE TRIGGER shouted_fp BEFORE INSERT OR UPDATE ON shouted
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+INSERT INTO shouted (body) VALUES ('Hello world');
+SELECT loud, fp = simhash('Hello world'::text) AS from_body FROM shouted;
+ALTER TABLE generated_docs ADD COLUMN title text;
+CREATE TRIGGER generated_docs_fp BEFORE INSERT ON generated_docs
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'title');
+INSERT INTO generated_docs (body, title) VALUES ('body text', 'title text');
+DROP TABLE docs, pages, tagged, notes, bad, generated_docs, shouted;
 DROP DOMAIN short_text;

@@ -34,6 +34,23 @@ static int column_number(Relation rel, const char* name) {
     return attnum;
 }
 
+/*
+ * A stored generated column is computed after BEFORE row triggers run: as a
+ * source the trigger would read NULL in every row, as the target its value
+ * would be overwritten.  Either way nothing useful happens, silently.
+ */
+static void reject_generated_column(Relation rel, int attnum, const char* name, bool target) {
+    if (TupleDescAttr(RelationGetDescr(rel), attnum - 1)->attgenerated == '\0') return;
+    ereport(ERROR,
+            (errcode(ERRCODE_GENERATED_ALWAYS),
+             errmsg("column \"%s\" of table \"%s\" is a generated column", name, RelationGetRelationName(rel)),
+             target ? errdetail("Its generation expression sets it after BEFORE triggers run.")
+                    : errdetail("It is computed after BEFORE triggers run, so the trigger would read NULL."),
+             target ? errhint("Use an ordinary simhash column as the target, or drop the trigger and keep the "
+                              "generated column: GENERATED ALWAYS AS (simhash(...)) STORED.")
+                    : errhint("Name the columns it is computed from as sources.")));
+}
+
 static Oid column_base_type(Relation rel, int attnum) {
     return getBaseType(TupleDescAttr(RelationGetDescr(rel), attnum - 1)->atttypid);
 }
@@ -71,6 +88,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
                         errhint("CREATE TRIGGER ... EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');")));
 
     int target = column_number(rel, trigger->tgargs[0]);
+    reject_generated_column(rel, target, trigger->tgargs[0], true);
     if (column_base_type(rel, target) != simhash_type_oid(fcinfo))
         ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
                         errmsg("column \"%s\" of table \"%s\" is of type %s, not simhash", trigger->tgargs[0],
@@ -81,6 +99,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
     for (int i = 1; i < trigger->tgnargs; ++i) {
         const char* name = trigger->tgargs[i];
         int attnum = column_number(rel, name);
+        reject_generated_column(rel, attnum, name, false);
         Oid type = column_base_type(rel, attnum);
         SourceKind kind;
         if (type == TEXTOID || type == VARCHAROID || type == BPCHAROID)
