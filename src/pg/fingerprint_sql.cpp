@@ -120,30 +120,84 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
 
-/* The features of a text, in order, as the tokenizer produces them. */
+namespace {
+
+/* A feature as simhash_features shows it: in the server encoding, as the user typed it. */
+struct ShownFeature {
+    const char* data;
+    int length;
+    bool converted; /* data was palloc'd by the conversion */
+};
+
+ShownFeature shown_feature(const char* feature, size_t length) {
+    char* shown = pg_any_to_server(feature, (int) length, PG_UTF8);
+    if (shown == feature) return {feature, (int) length, false};
+    return {shown, (int) strlen(shown), true};
+}
+
+void release_shown_feature(ShownFeature f) {
+    if (f.converted) pfree(const_cast<char*>(f.data));
+}
+
+}  // namespace
+
+/*
+ * The features of a text, in order, as the tokenizer produces them.
+ *
+ * Two passes over the text: the first counts the features and the bytes
+ * they take, the second writes them into an array allocated once at its
+ * final size.  Collecting them one Datum at a time (accumArrayResult) held
+ * about seven times the result in memory and failed with an internal error
+ * past 67M features, when its doubling pointer array reached 1 GB, although
+ * the array itself was well within its limit.
+ */
 extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
     const text* value = PG_GETARG_TEXT_PP(0);
     int32 n = PG_GETARG_INT32(2);
     simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
 
-    ArrayBuildState* state = initArrayResult(TEXTOID, CurrentMemoryContext, false);
     /*
      * Word 32-grams of a large text add up to many times its size: stop as
      * soon as the array could not be built, not after gigabytes of elements.
      */
+    int64 count = 0;
     Size array_bytes = ARR_OVERHEAD_NONULLS(1);
-    for_each_text_feature(value, kind, n, [state, &array_bytes, n](const char* feature, size_t length) {
-        array_bytes += INTALIGN(VARHDRSZ + length);
-        if (array_bytes > MaxAllocSize)
+    for_each_text_feature(value, kind, n, [&count, &array_bytes, n](const char* feature, size_t length) {
+        ShownFeature shown = shown_feature(feature, length);
+        array_bytes += INTALIGN(VARHDRSZ + shown.length);
+        count++;
+        release_shown_feature(shown);
+        if (array_bytes > MaxAllocSize || count > (int64) MaxArraySize)
             ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                             errmsg("simhash_features result would exceed the maximum array size (%d bytes)",
                                    (int) MaxAllocSize),
                             errdetail("The features listed so far, with n = %d, take more than that.", n),
                             errhint("Use a smaller n or a shorter text; simhash() itself has no such limit.")));
-        /* Show features in the server encoding, as the user typed them. */
-        char* shown = pg_any_to_server(feature, (int) length, PG_UTF8);
-        text* element = shown == feature ? cstring_to_text_with_len(feature, (int) length) : cstring_to_text(shown);
-        accumArrayResult(state, PointerGetDatum(element), false, TEXTOID, CurrentMemoryContext);
     });
-    PG_RETURN_DATUM(makeArrayResult(state, CurrentMemoryContext));
+    if (count == 0) PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
+
+    ArrayType* result = (ArrayType*) palloc0(array_bytes);
+    SET_VARSIZE(result, array_bytes);
+    result->ndim = 1;
+    result->dataoffset = 0; /* no null bitmap */
+    result->elemtype = TEXTOID;
+    ARR_DIMS(result)[0] = (int) count;
+    ARR_LBOUND(result)[0] = 1;
+    char* out = ARR_DATA_PTR(result);
+    const char* end = (const char*) result + array_bytes;
+    int64 written = 0;
+    for_each_text_feature(value, kind, n, [&out, end, &written, count](const char* feature, size_t length) {
+        ShownFeature shown = shown_feature(feature, length);
+        Size size = INTALIGN(VARHDRSZ + shown.length);
+        if (written == count || size > (Size) (end - out))
+            elog(ERROR, "simhash_features: the second pass over the text found more features than the first");
+        SET_VARSIZE(out, VARHDRSZ + shown.length);
+        memcpy(VARDATA(out), shown.data, shown.length);
+        release_shown_feature(shown);
+        out += size;
+        written++;
+    });
+    if (written != count || out != end)
+        elog(ERROR, "simhash_features: the second pass over the text found fewer features than the first");
+    PG_RETURN_ARRAYTYPE_P(result);
 }
