@@ -47,6 +47,13 @@ SELECT simhash_features('PostgreSQL数据库很快abc中def 😀👍🏽 Straße
 -- dropped the digits as separators): 'price ２０２６年' is 'price 2026年'.
 SELECT simhash_features('ＡＢＣ ｘｙｚ ２０２６年，Ｖ２！'),
        simhash('price ２０２６年'::text) = simhash('price 2026年'::text) AS fullwidth_digits_are_ascii;
+-- Which symbols are tokens (README rule 2: by block, not by Unicode's Emoji
+-- property), which count as letters, and which separate.
+-- (Unaligned: column widths of emoji depend on psql's width tables.)
+\pset format unaligned
+SELECT c, simhash_features(c, 'words', 1)
+  FROM unnest('{©,®,⌚,▶,‼,™,★,✓,℃,Ⅻ,1️⃣,👨‍👩‍👧,🇨🇳}'::text[]) c;
+\pset format aligned
 -- No Unicode normalization (as in full-text search): a decomposed accent
 -- is another feature, and normalize() is the documented way to merge them.
 SELECT simhash(U&'cafe\0301 cr\00E8me'::text) = simhash(U&'caf\00E9 cr\00E8me'::text) AS nfd_equals_nfc,
