@@ -90,6 +90,20 @@ COPY idf_value (idf) TO :'copy_file' WITH (FORMAT binary);
 COPY idf_copy FROM :'copy_file' WITH (FORMAT binary);
 SELECT c.idf::text, simhash_idf_send(c.idf) = simhash_idf_send(v.idf) AS binary_round_trip
   FROM idf_copy c, idf_value v;
+-- A damaged binary value is refused (22P03), naming what it claims.  A
+-- bytea column in binary COPY is the same bytes on the wire, so a send
+-- result with a byte changed stands in for a damaged file.
+CREATE TABLE idf_damaged (b bytea);
+INSERT INTO idf_damaged SELECT set_byte(simhash_idf_send(idf), 1, 7) FROM idf_value;  -- tokenizer 7
+\set damaged_file :abs_builddir '/results/idf_damaged.bin'
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+UPDATE idf_damaged SET b = set_byte(b, 1, 2);   -- mixed again; now the documents: 0
+UPDATE idf_damaged SET b = overlay(b PLACING '\x0000000000000000'::bytea FROM 4 FOR 8);
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+SELECT count(*) AS rows_after_refusals FROM idf_copy;
+DROP TABLE idf_damaged;
 
 -- Documents sharing only common words (not function words, which the mixed
 -- tokenizer drops anyway): IDF weighting pulls them apart.

@@ -114,8 +114,12 @@ extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
     }
     if (!idf_value_valid(value))
         ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                        errmsg("invalid simhash_idf binary value: %llu documents, tokenizer %d, n %d, %llu features",
-                               (unsigned long long) documents, tokenizer, ngram, (unsigned long long) count),
+                        errmsg("invalid simhash_idf binary value: %llu documents, tokenizer %d (%s), n %d, %llu features",
+                               (unsigned long long) documents, tokenizer,
+                               tokenizer >= 0 && tokenizer <= (int) simhash::TokenizerKind::kMixed
+                                   ? simhash::tokenizer_name((simhash::TokenizerKind) tokenizer)
+                                   : "unknown",
+                               ngram, (unsigned long long) count),
                         errdetail("Needs at least 1 document, a known tokenizer, 1 <= n <= %d, strictly "
                                   "increasing hashes and 2 <= df <= documents.", simhash::kMaxNgram)));
     PG_RETURN_POINTER(value);
