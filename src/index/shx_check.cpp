@@ -9,7 +9,8 @@
  * rightmost hi = 2^64-1, no cycle, every key inside its page's range);
  * every directory slot names a leaf of its partition whose lo is below the
  * slot value (or the leftmost leaf).  With heapallindexed, every heap tuple
- * the index build would index is present in every partition.  (Partitions
+ * the index build would index is present in every partition (on a standby,
+ * every tuple an MVCC snapshot sees).  (Partitions
  * may legitimately differ by entries of rows whose inserting transaction
  * aborted or crashed between partitions; those rows are dead.)  Problems are reported as ERROR
  * (ERRCODE_INDEX_CORRUPTED).
@@ -273,6 +274,17 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
             parts[p].part = p;
         }
         parts[0].nparts = st.nparts;
+        /*
+         * On a primary, ShareLock leaves no other transaction's insert in
+         * progress, and the heap is read as a build reads it.  On a standby
+         * replay may have paused between a row's heap record and its index
+         * records, so only the rows an MVCC snapshot sees are required (as
+         * amcheck's bt_index_check does): a committed row's index records
+         * come before its commit record.  Reading in-progress rows there
+         * reported rows still being inserted as missing, after one WARNING
+         * per such row.
+         */
+        if (RecoveryInProgress()) ii->ii_Concurrent = true; /* an MVCC read, not SnapshotAny */
         table_index_build_scan(heap, index, ii, true, false, heap_check_callback, parts, NULL);
     }
     index_close(index, mode);
