@@ -41,10 +41,6 @@ PG_FUNCTION_INFO_V1(simhash_index_stats);
 
 namespace {
 
-inline uint64 pack_tid(ItemPointer tid) {
-    return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
-}
-
 #define CORRUPT(...) \
     ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED), errmsg(__VA_ARGS__)))
 
@@ -136,7 +132,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
                         (unsigned long long) key, (unsigned long long) op->lo, (unsigned long long) op->hi);
             if (verify && !ItemPointerIsValid(tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
             r.items[r.n].key = key;
-            r.items[r.n].tid = pack_tid(tid);
+            r.items[r.n].tid = shi_pack_tid(tid);
             r.n++;
             i++;
         });
@@ -162,7 +158,7 @@ struct HeapCheckState {
 void heap_check_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull, bool tupleIsAlive, void *state) {
     HeapCheckState *parts = (HeapCheckState *) state;
     if (isnull[0]) return;
-    simhash::KeyTid want = {DatumGetSimhash(values[0]), pack_tid(tid)};
+    simhash::KeyTid want = {DatumGetSimhash(values[0]), shi_pack_tid(tid)};
     for (int p = 0; p < parts[0].nparts; p++) {
         HeapCheckState *hs = &parts[p];
         uint64 lo = 0, hi = hs->n;

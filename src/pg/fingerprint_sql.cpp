@@ -120,26 +120,12 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
 
-namespace {
-
-/* A feature as simhash_features shows it: in the server encoding, as the user typed it. */
-struct ShownFeature {
-    const char* data;
-    int length;
-    bool converted; /* data was palloc'd by the conversion */
-};
-
-ShownFeature shown_feature(const char* feature, size_t length) {
+/* A feature as simhash_features shows it: in the server encoding, as the user typed it (release_text_bytes frees it). */
+static TextBytes shown_feature(const char* feature, size_t length) {
     char* shown = pg_any_to_server(feature, (int) length, PG_UTF8);
-    if (shown == feature) return {feature, (int) length, false};
-    return {shown, (int) strlen(shown), true};
+    if (shown == feature) return {feature, length, false};
+    return {shown, strlen(shown), true};
 }
-
-void release_shown_feature(ShownFeature f) {
-    if (f.converted) pfree(const_cast<char*>(f.data));
-}
-
-}  // namespace
 
 /*
  * The features of a text, in order, as the tokenizer produces them.
@@ -163,10 +149,10 @@ extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
     int64 count = 0;
     Size array_bytes = ARR_OVERHEAD_NONULLS(1);
     for_each_text_feature(value, kind, n, [&count, &array_bytes, n](const char* feature, size_t length) {
-        ShownFeature shown = shown_feature(feature, length);
+        TextBytes shown = shown_feature(feature, length);
         array_bytes += INTALIGN(VARHDRSZ + shown.length);
         count++;
-        release_shown_feature(shown);
+        release_text_bytes(shown);
         if (array_bytes > MaxAllocSize || count > (int64) MaxArraySize)
             ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                             errmsg("simhash_features result would exceed the maximum array size (%d bytes)",
@@ -187,13 +173,13 @@ extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
     const char* end = (const char*) result + array_bytes;
     int64 written = 0;
     for_each_text_feature(value, kind, n, [&out, end, &written, count](const char* feature, size_t length) {
-        ShownFeature shown = shown_feature(feature, length);
+        TextBytes shown = shown_feature(feature, length);
         Size size = INTALIGN(VARHDRSZ + shown.length);
         if (written == count || size > (Size) (end - out))
             elog(ERROR, "simhash_features: the second pass over the text found more features than the first");
         SET_VARSIZE(out, VARHDRSZ + shown.length);
         memcpy(VARDATA(out), shown.data, shown.length);
-        release_shown_feature(shown);
+        release_text_bytes(shown);
         out += size;
         written++;
     });

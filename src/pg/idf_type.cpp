@@ -38,10 +38,13 @@ SimhashIdfHeader* make_idf_value(simhash::TokenizerKind kind, int n, uint64 docu
     return value;
 }
 
+/* Whether a stored tokenizer byte names a tokenizer. */
+static bool known_tokenizer(int code) { return code >= 0 && code <= (int) simhash::TokenizerKind::kMixed; }
+
 bool idf_value_valid(const SimhashIdfHeader* value) {
     size_t size = VARSIZE(value);
     return size >= sizeof(SimhashIdfHeader) && value->version == kIdfFormatVersion &&
-           value->tokenizer <= (uint8) simhash::TokenizerKind::kMixed && value->ngram >= 1 &&
+           known_tokenizer(value->tokenizer) && value->ngram >= 1 &&
            value->ngram <= simhash::kMaxNgram && value->documents >= 1 &&
            value->entries <= (size - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry) &&
            size == idf_value_size(value->entries) &&
@@ -60,7 +63,7 @@ extern "C" Datum simhash_idf_in(PG_FUNCTION_ARGS) {
 extern "C" Datum simhash_idf_out(PG_FUNCTION_ARGS) {
     const SimhashIdfHeader* value = (const SimhashIdfHeader*) PG_DETOAST_DATUM_SLICE(
         PG_GETARG_DATUM(0), 0, sizeof(SimhashIdfHeader) - VARHDRSZ);
-    if (VARSIZE(value) < sizeof(SimhashIdfHeader) || value->tokenizer > (uint8) simhash::TokenizerKind::kMixed)
+    if (VARSIZE(value) < sizeof(SimhashIdfHeader) || !known_tokenizer(value->tokenizer))
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("invalid simhash_idf value in output")));
     PG_RETURN_CSTRING(psprintf("simhash_idf(documents=%llu, features=%llu, tokenizer=%s, n=%d)",
                                (unsigned long long) value->documents, (unsigned long long) value->entries,
@@ -116,9 +119,8 @@ extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
                         errmsg("invalid simhash_idf binary value: %llu documents, tokenizer %d (%s), n %d, %llu features",
                                (unsigned long long) documents, tokenizer,
-                               tokenizer >= 0 && tokenizer <= (int) simhash::TokenizerKind::kMixed
-                                   ? simhash::tokenizer_name((simhash::TokenizerKind) tokenizer)
-                                   : "unknown",
+                               known_tokenizer(tokenizer) ? simhash::tokenizer_name((simhash::TokenizerKind) tokenizer)
+                                                          : "unknown",
                                ngram, (unsigned long long) count),
                         errdetail("Needs at least 1 document, a known tokenizer, 1 <= n <= %d, strictly "
                                   "increasing hashes and 2 <= df <= documents.", simhash::kMaxNgram)));
