@@ -10,6 +10,7 @@ packages=(
     libxxhash-dev                 # xxhash.h (XXH3-64, the feature hash)
     libgtest-dev                  # GoogleTest, for the core unit tests
     libipc-run-perl               # IPC::Run, for the TAP tests
+    unicode-data                  # UnicodeData.txt: the core unit tests check the character classes against it
 )
 packages+=("$@")                  # callers may ask for more (the evaluation harness does)
 

@@ -53,6 +53,16 @@ SELECT simhash_features('ＡＢＣ ｘｙｚ ２０２６年，Ｖ２！'),
 \pset format unaligned
 SELECT c, simhash_features(c, 'words', 1)
   FROM unnest('{©,®,⌚,▶,‼,™,★,✓,℃,Ⅻ,1️⃣,👨‍👩‍👧,🇨🇳}'::text[]) c;
+-- Version 4: classes by General_Category in every script.  Punctuation
+-- separates (Armenian comma, Ethiopic full stop, Ogham space mark, Tibetan
+-- tsheg, Khmer khan, Thai angkhankhu), the Armenian question mark over a
+-- vowel stays in its word (UAX #29), numbers and combining marks for
+-- symbols belong to words, kana supplements are CJK.
+SELECT c, simhash_features(c, 'words', 1)
+  FROM unnest(ARRAY[U&'x\055Dy', U&'\1230\120B\121D\1362', U&'x\1680y', U&'\0F56\0F40\0F72\0F0B\0F64\0F72\0F66',
+                    U&'\1780\1781\17D4', U&'\0E44\0E17\0E22\0E5A', U&'\056B\0576\0579\057A\0565\055E\057D',
+                    U&'m\00B2 \00BD \2460 H\2082O v\20D7', U&'\+01B001\+01B002']) c;
+SELECT simhash(U&'\1230\120B\121D\1362'::text) = simhash(U&'\1230\120B\121D'::text) AS ethiopic_full_stop_separates;
 \pset format aligned
 -- No Unicode normalization (as in full-text search): a decomposed accent
 -- is another feature, and normalize() is the documented way to merge them.

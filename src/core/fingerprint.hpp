@@ -23,8 +23,11 @@ namespace simhash {
 // Version 2 made simhash(text) mixed 1 and took English function words out of
 // the mixed tokenizer; version 1 was mixed 2 with every word.  Version 3
 // folds case by Unicode simple case folding for every script and drops the
-// soft hyphen and U+FEFF inside words.
-constexpr int kAlgorithmVersion = 3;
+// soft hyphen and U+FEFF inside words.  Version 4 takes the character
+// classes from General_Category (scripts/gen-char-classes.py): the
+// punctuation and symbols of scripts the hand-made table did not list
+// separate instead of joining words.
+constexpr int kAlgorithmVersion = 4;
 
 // What simhash(text) uses: words other than English function words, and
 // single ideographs (they gave the best recall on test/eval's Chinese set; kana keep bigrams).

@@ -10,12 +10,13 @@
 namespace simhash {
 
 enum class CharClass : uint8_t {
-    kSeparator,  // whitespace, punctuation, most symbols, invalid bytes
-    kWord,       // letters, digits and marks of space-delimited scripts
+    kSeparator,  // white space, punctuation, symbols, controls, invalid bytes
+    kWord,       // letters, marks and numbers of space-delimited scripts
     kCjk,        // Han, Kana, Yi and scripts written without spaces (Thai, Lao, Khmer, Myanmar)
     kSymbol,     // emoji and pictographs: each one is a token of its own
-    kIgnorable,  // joiners, soft hyphen, variation selectors, skin-tone modifiers:
+    kIgnorable,  // joiners, soft hyphen, variation selectors, skin-tone modifiers, tags:
                  // dropped, never split a token
+                 // (which code point is which: scripts/gen-char-classes.py)
 };
 
 // One decoded code point.  `length` is the number of bytes consumed (>= 1);

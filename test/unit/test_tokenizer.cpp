@@ -3,6 +3,10 @@
 #include "features.hpp"
 #include "unicode.hpp"
 
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+#include <string>
 #include <vector>
 
 using simhash::TokenizerKind;
@@ -114,6 +118,80 @@ TEST(Unicode, AsciiTablesAgreeWithTheGeneralFunctions) {
         EXPECT_EQ(char32_t(static_cast<unsigned char>(simhash::kAscii.fold[c])), simhash::fold_case(c)) << int(c);
         EXPECT_EQ(simhash::kAscii.cls[c], simhash::classify(simhash::fold_case(c))) << int(c);
     }
+}
+
+// Code points whose Word_Break property (UAX #29) is ALetter.
+static std::vector<bool> word_break_letters(const char* path) {
+    std::vector<bool> letters(0x110000);
+    std::ifstream data(path);
+    EXPECT_TRUE(data.good()) << path << " is missing: install unicode-data";
+    for (std::string line; std::getline(data, line);) {
+        line = line.substr(0, line.find('#'));
+        const size_t semi = line.find(';');
+        if (semi == std::string::npos || line.find("ALetter", semi) == std::string::npos) continue;
+        const size_t dots = line.find("..");
+        const unsigned long lo = std::stoul(line.substr(0, semi), nullptr, 16);
+        const unsigned long hi = dots < semi ? std::stoul(line.substr(dots + 2), nullptr, 16) : lo;
+        for (unsigned long c = lo; c <= hi; ++c) letters[c] = true;
+    }
+    return letters;
+}
+
+// Rule 2 against Unicode's own data, for every assigned code point: outside
+// the blocks the rule names, punctuation, white space and controls separate
+// (unless Unicode's word boundaries count them as letters) and letters,
+// marks and numbers never do.  (Version 3's hand-made table made
+// every code point it did not list a word character: the Armenian comma, the
+// Ethiopic full stop and the Ogham space mark joined the words around them.)
+TEST(Unicode, ClassesFollowGeneralCategory) {
+    const char* path = "/usr/share/unicode/UnicodeData.txt";  // Debian's unicode-data (scripts/install-deps.sh)
+    std::ifstream data(path);
+    ASSERT_TRUE(data.good()) << path << " is missing: install unicode-data";
+    auto in = [](char32_t c, char32_t lo, char32_t hi) { return c >= lo && c <= hi; };
+    auto block_rule = [&](char32_t c) {  // the blocks whose class rule 2 fixes whatever their category
+        return in(c, 0x2100, 0x218F) || in(c, 0x2600, 0x27BF) || in(c, 0x4DC0, 0x4DFF) || in(c, 0xE000, 0xF8FF) ||
+               in(c, 0x1F000, 0x1FFFF) || in(c, 0xF0000, 0x10FFFF) || in(c, 0x2E80, 0x2FDF) ||
+               in(c, 0x3005, 0x3007) || in(c, 0x3021, 0x302F) || in(c, 0x3031, 0x3035) || in(c, 0x3038, 0x303C) ||
+               in(c, 0x3040, 0x30FA) || in(c, 0x30FC, 0x312F) || in(c, 0x3190, 0x33FF) || in(c, 0x3400, 0x4DBF) ||
+               in(c, 0x4E00, 0x9FFF) || in(c, 0xA000, 0xA4CF) || in(c, 0xF900, 0xFAFF) || in(c, 0xFF66, 0xFF9F) ||
+               in(c, 0x20000, 0x3FFFF);
+    };
+    auto dropped = [&](char32_t c) {
+        return c == 0xAD || in(c, 0x180B, 0x180D) || c == 0x180F || in(c, 0x200C, 0x200D) || in(c, 0x2060, 0x2064) ||
+               c == 0x20E3 || in(c, 0xFE00, 0xFE0F) || c == 0xFEFF || in(c, 0x1F3FB, 0x1F3FF) ||
+               in(c, 0xE0000, 0xE0FFF);
+    };
+    const auto letters = word_break_letters("/usr/share/unicode/auxiliary/WordBreakProperty.txt");
+    std::string line;
+    char32_t first = 0;
+    size_t checked = 0;
+    while (std::getline(data, line)) {
+        std::vector<std::string> f;
+        std::stringstream fields(line);
+        for (std::string x; std::getline(fields, x, ';');) f.push_back(x);
+        ASSERT_GE(f.size(), 3u) << line;
+        const char32_t code = static_cast<char32_t>(std::stoul(f[0], nullptr, 16));
+        const std::string& name = f[1];
+        const char gc = f[2][0];
+        if (name.size() > 8 && name.compare(name.size() - 8, 8, ", First>") == 0) {
+            first = code;
+            continue;
+        }
+        const char32_t lo = name.size() > 7 && name.compare(name.size() - 7, 7, ", Last>") == 0 ? first : code;
+        for (char32_t c = std::max<char32_t>(lo, 0x80); c <= code; ++c) {
+            if (block_rule(c) || dropped(c) || simhash::fold_case(c) != c || in(c, 0xD800, 0xDFFF)) continue;
+            const auto cls = simhash::classify(c);
+            if ((gc == 'P' || gc == 'Z' || f[2] == "Cc") && !letters[c]) {
+                ASSERT_EQ(cls, simhash::CharClass::kSeparator) << std::hex << "U+" << uint32_t(c) << " " << f[2];
+            }
+            if (gc == 'L' || gc == 'M' || gc == 'N') {
+                ASSERT_TRUE(cls == simhash::CharClass::kWord || cls == simhash::CharClass::kCjk)
+                    << std::hex << "U+" << uint32_t(c) << " " << f[2];
+            }
+            ++checked;
+        }
+    }
+    EXPECT_GT(checked, 40000u);  // the rest are in the blocks above or fold to another code point
 }
 
 TEST(Unicode, CommonHanFastPathMatchesTheGeneralDecoder) {
@@ -248,6 +326,28 @@ TEST(Tokenizer, EmojiAreTokensAndModifiersAreDropped) {
     EXPECT_EQ(features_of("hi😀👍🏽 ok"), (Features{"hi", "😀", "👍", "ok"}));
     // Joined sequences fall apart into their pictographs, the joiner is ignored.
     EXPECT_EQ(features_of("👨‍👩‍👧"), (Features{"👨", "👩", "👧"}));
+}
+
+// Version 4: punctuation of every script separates, letters of the scripts
+// without spaces are CJK wherever their block is, and combining marks stay
+// in their word (all from black-box testing against rule 2).
+TEST(Tokenizer, PunctuationOfEveryScriptSeparates) {
+    EXPECT_EQ(features_of("x\u055Dy x\u1362y x\u0F0By x\u1680y x\u1803y x\uA4FFy", TokenizerKind::kWords, 1),
+              (Features{"x", "y", "x", "y", "x", "y", "x", "y", "x", "y", "x", "y"}));
+    EXPECT_EQ(features_of("ሰላም።"), features_of("ሰላም"));                      // Ethiopic full stop
+    EXPECT_EQ(features_of("Բարեւ՝ ինչպե՞ս ես։", TokenizerKind::kMixed, 1),       // Armenian comma, full stop
+              (Features{"բարեւ", "ինչպե՞ս", "ես"}));  // the question mark over a vowel is a letter (UAX #29)
+    EXPECT_EQ(features_of("မင်္ဂလာပါ။"), features_of("မင်္ဂလာပါ"));       // Myanmar section mark
+    EXPECT_EQ(features_of("\u1780\u1781\u17D4"), Features{"\u1780\u1781"});       // Khmer khan
+    EXPECT_EQ(features_of("ภาษา๚ไทย", TokenizerKind::kMixed, 2), (Features{"ภา", "าษ", "ษา", "ไท", "ทย"}));
+    // Kana of the supplement blocks and Myanmar Extended-A are CJK like their main blocks.
+    EXPECT_EQ(features_of("\U0001B001\U0001B002\U0001B003"), (Features{"\U0001B001\U0001B002", "\U0001B002\U0001B003"}));
+    EXPECT_EQ(features_of("\uAA60\uAA61\uAA62"), (Features{"\uAA60\uAA61", "\uAA61\uAA62"}));
+    // Combining marks for symbols and half marks are marks: they stay in the word.
+    EXPECT_EQ(features_of("v\u20D7 t\uFE20s\uFE21", TokenizerKind::kWords, 1), (Features{"v\u20D7", "t\uFE20s\uFE21"}));
+    // Numbers of every kind are word characters, letter modifiers too.
+    EXPECT_EQ(features_of("H\u2082O m\u00B2 \u2460 x\u2E2Fy", TokenizerKind::kWords, 1),
+              (Features{"h\u2082o", "m\u00B2", "\u2460", "x\u2E2Fy"}));
 }
 
 TEST(Tokenizer, InvalidBytesSeparateAndNeverCrash) {
