@@ -285,6 +285,22 @@ SELECT indisvalid FROM pg_index WHERE indexrelid = 'unfinished_fp'::regclass;
 SELECT simhash_index_check('unfinished_fp');
 DROP TABLE unfinished;
 
+-- Like amcheck's functions, the check (which holds off writers) and the
+-- statistics (which show the table's contents) are not granted to PUBLIC;
+-- any role could run them on any table.
+CREATE ROLE regress_simhash_reader;
+SET ROLE regress_simhash_reader;
+SELECT simhash_index_check('docs_fp');
+SELECT count(*) FROM simhash_index_stats('docs_fp');
+RESET ROLE;
+GRANT EXECUTE ON FUNCTION simhash_index_check(regclass, boolean), simhash_index_stats(regclass) TO regress_simhash_reader;
+SET ROLE regress_simhash_reader;
+SELECT simhash_index_check('docs_fp');
+SELECT count(*) FROM simhash_index_stats('docs_fp');
+RESET ROLE;
+REVOKE EXECUTE ON FUNCTION simhash_index_check(regclass, boolean), simhash_index_stats(regclass) FROM regress_simhash_reader;
+DROP ROLE regress_simhash_reader;
+
 -- Catalog: operator class, properties
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
 SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)

@@ -363,3 +363,7 @@ CREATE FUNCTION @extschema@.simhash_index_stats(index regclass,
     AS 'MODULE_PATHNAME', 'simhash_index_stats' LANGUAGE C STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.simhash_index_stats(regclass)
     IS 'per partition: entries, leaf pages, distinct block values, largest and average bucket (rows per block value)';
+-- As amcheck's: the check holds off the table's writers and both read any
+-- index, so only roles granted them (superusers) run them.
+REVOKE ALL ON FUNCTION @extschema@.simhash_index_check(regclass, boolean) FROM PUBLIC;
+REVOKE ALL ON FUNCTION @extschema@.simhash_index_stats(regclass) FROM PUBLIC;

@@ -87,6 +87,18 @@ CREATE TRIGGER bad_after AFTER INSERT ON bad FOR EACH ROW EXECUTE FUNCTION simha
 SELECT pg_temp.sqlstate_of($$INSERT INTO bad (body) VALUES ('x')$$) AS trigger_protocol_violated;
 DROP TRIGGER bad_after ON bad;
 SELECT pg_temp.sqlstate_of($$SELECT simhash_fingerprint_trigger()$$) AS not_called_as_trigger;
+-- A column of another type named simhash: the message qualifies the names
+-- (it used to say "of type simhash, not simhash").
+CREATE SCHEMA shadow;
+CREATE DOMAIN shadow.simhash AS bigint;
+SET search_path = shadow, public;
+CREATE TABLE public.shadowed (body text, fp shadow.simhash);
+CREATE TRIGGER shadowed_fp BEFORE INSERT ON shadowed FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body');
+INSERT INTO shadowed (body) VALUES ('x');
+RESET search_path;
+DROP TABLE shadowed;
+DROP DOMAIN shadow.simhash;
+DROP SCHEMA shadow;
 
 -- A domain target keeps its constraints (the trigger used to store values
 -- the domain forbids, NULL included).

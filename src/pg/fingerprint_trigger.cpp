@@ -91,9 +91,10 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
     reject_generated_column(rel, target, trigger->tgargs[0], true);
     if (column_base_type(rel, target) != simhash_type_oid(fcinfo))
         ereport(ERROR, (errcode(ERRCODE_DATATYPE_MISMATCH),
-                        errmsg("column \"%s\" of table \"%s\" is of type %s, not simhash", trigger->tgargs[0],
+                        errmsg("column \"%s\" of table \"%s\" is of type %s, not %s", trigger->tgargs[0],
                                RelationGetRelationName(rel),
-                               format_type_be(TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid))));
+                               format_type_be(TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid),
+                               format_type_be(simhash_type_oid(fcinfo)))));
 
     simhash::IntegerVotes votes;
     for (int i = 1; i < trigger->tgnargs; ++i) {
