@@ -97,11 +97,14 @@
  * on a leaf between calls: a plain index scan returns a page's matches
  * after it has let go of the page, KNN and sorted scans collect first.  With
  * an MVCC snapshot (as in pgvector) a tid removed by VACUUM meanwhile and
- * reused by a new heap tuple is invisible to the scan, and VACUUM cannot
- * mark that heap page all-visible while the snapshot is held, so index-only
- * scans are safe.  With another snapshot (an exclusion constraint's dirty
- * snapshot) the executor is told to recheck each returned row; ordered
- * scans require MVCC.
+ * reused by a new heap tuple is invisible to the scan.  An index-only scan
+ * does not visit the heap of an all-visible page, and VACUUM may mark a
+ * page all-visible after removing a row the scan already collected (a row
+ * deleted before the scan began), so such a scan reads the visibility map
+ * while the leaf is locked and checks in the heap every match whose page was
+ * not all-visible then (shx_scan.cpp, needs_heap_check).  With another
+ * snapshot (an exclusion constraint's dirty snapshot) the executor is told
+ * to recheck each returned row; ordered scans require MVCC.
  *
  * Files: shx_handler.cpp (handler, options, validate, property, cost,
  * planner support), shx_pages.cpp (page helpers, metapage, directory,
@@ -285,7 +288,8 @@ typedef struct ShiNearEntry {
 /* A found row. */
 typedef struct ShiHit {
     ItemPointerData tid;
-    int16 dist;
+    uint8 dist;
+    bool heap_check; /* index-only scan: its heap page was not all-visible when the entry was read */
     uint64 fp;
 } ShiHit;
 

@@ -16,6 +16,8 @@
 extern "C" {
 #include "access/itup.h"
 #include "access/relscan.h"
+#include "access/tableam.h"
+#include "access/visibilitymap.h"
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
@@ -88,6 +90,10 @@ struct ShiScanOpaque {
     bool walk_active;
     RangeWalk walk;
     ShiNearEntry *near;      /* one page's entries that pass it */
+    /* index-only scan with an MVCC snapshot: see needs_heap_check() */
+    bool check_visibility;
+    Relation heap;
+    Buffer vmbuf;            /* pinned visibility map page */
     /* no search key (nkeys == 0): the rows with a NULL fingerprint come last (shx_nulls.cpp) */
     bool nulls_read;
     ItemPointerData *null_tids;
@@ -104,6 +110,25 @@ int cmp_u64(const void *a, const void *b) {
     return x < y ? -1 : (x > y ? 1 : 0);
 }
 
+/*
+ * Index-only scans.  Matches are returned after their leaf page is let go,
+ * so VACUUM may meanwhile remove a dead row's entries and heap tuple and
+ * mark its heap page all-visible; the executor, seeing the page all-visible,
+ * would then return the row without visiting the heap (it used to: a cursor
+ * over an index-only scan returned rows deleted before it began).  nbtree
+ * prevents this by holding a pin on the leaf while returning its rows, which
+ * VACUUM's cleanup lock waits for; a KNN scan returns rows from thousands of
+ * pages in distance order and cannot hold them all.  Instead the visibility
+ * map is read while the leaf is still locked: VACUUM cannot remove the entry
+ * before the lock is released, nor mark the row's page all-visible before it
+ * has removed the entry, so a page all-visible now holds only rows every
+ * snapshot sees, and the other rows are checked in the heap with the scan's
+ * snapshot before they are returned.
+ */
+inline bool needs_heap_check(ShiScanOpaque *so, ItemPointer tid) {
+    return so->check_visibility && !VM_ALL_VISIBLE(so->heap, ItemPointerGetBlockNumber(tid), &so->vmbuf);
+}
+
 void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     if (so->nhits == so->maxhits) {
         so->maxhits = so->maxhits ? so->maxhits * 2 : 256;
@@ -115,7 +140,8 @@ void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     ShiHit *h = &so->hits[so->nhits++];
     h->tid = *tid;
     h->fp = fp;
-    h->dist = (int16) dist;
+    h->dist = (uint8) dist;
+    h->heap_check = needs_heap_check(so, tid);
 }
 
 /* Does fp satisfy every scan key?  Sets *dist to the distance used for ordering. */
@@ -143,7 +169,8 @@ void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     ShiHit *h = &so->bucket[dist][so->bn[dist]++];
     h->tid = *tid;
     h->fp = fp;
-    h->dist = (int16) dist;
+    h->dist = (uint8) dist;
+    h->heap_check = needs_heap_check(so, tid);
 }
 
 /* KNN: did a probe before the current one (so->level, so->part) reach fp? */
@@ -458,6 +485,9 @@ void start_scan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     so->started = true;
     if (so->nomatch) return;
+    so->heap = scan->heapRelation;
+    so->check_visibility = scan->xs_want_itup && so->tbm == NULL && scan->xs_snapshot != NULL &&
+                           IsMVCCSnapshot(scan->xs_snapshot) && so->heap != NULL;
     MemoryContext old = MemoryContextSwitchTo(so->cxt);
     bool ordered = so->has_order && !so->order_null;
     if (ordered) {
@@ -505,6 +535,37 @@ void start_scan(IndexScanDesc scan) {
         radius_begin(scan->indexRelation, so);
     }
     MemoryContextSwitchTo(old);
+}
+
+/* The next match to return, or NULL once there is none. */
+ShiHit *next_hit(IndexScanDesc scan, ShiScanOpaque *so) {
+    ShiHit *h = NULL;
+    if (so->knn) {
+        for (;;) {
+            while (so->cur_d <= so->bound && so->cur_d <= so->limit_d) {
+                if (so->bpos[so->cur_d] < so->bn[so->cur_d]) {
+                    h = &so->bucket[so->cur_d][so->bpos[so->cur_d]++];
+                    break;
+                }
+                so->cur_d++;
+            }
+            if (h != NULL || so->cur_d > so->limit_d || so->bound >= 64) break;
+            MemoryContext old = MemoryContextSwitchTo(so->cxt);
+            knn_expand(scan->indexRelation, so);
+            MemoryContextSwitchTo(old);
+        }
+    } else {
+        while (so->next >= so->nhits) {
+            if (!so->stream) break;
+            so->nhits = so->next = 0;
+            if (!radius_step(scan->indexRelation, so)) {
+                so->stream = false;
+                break;
+            }
+        }
+        if (so->next < so->nhits) h = &so->hits[so->next++];
+    }
+    return h;
 }
 
 }  // namespace
@@ -614,34 +675,17 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("simhash index: ordered scans require an MVCC snapshot")));
     if (!so->started) start_scan(scan);
-    ShiHit *h = NULL;
-    if (so->knn) {
-        for (;;) {
-            while (so->cur_d <= so->bound && so->cur_d <= so->limit_d) {
-                if (so->bpos[so->cur_d] < so->bn[so->cur_d]) {
-                    h = &so->bucket[so->cur_d][so->bpos[so->cur_d]++];
-                    break;
-                }
-                so->cur_d++;
-            }
-            if (h != NULL || so->cur_d > so->limit_d || so->bound >= 64) break;
-            MemoryContext old = MemoryContextSwitchTo(so->cxt);
-            knn_expand(scan->indexRelation, so);
-            MemoryContextSwitchTo(old);
+    for (;;) {
+        ShiHit *h = next_hit(scan, so);
+        if (h == NULL) return next_null_row(scan, so);
+        bool all_dead;
+        if (h->heap_check && !table_index_fetch_tuple_check(so->heap, &h->tid, scan->xs_snapshot, &all_dead))
+        {
+            CHECK_FOR_INTERRUPTS();
+            continue; /* a row this snapshot does not see (see needs_heap_check) */
         }
-    } else {
-        while (so->next >= so->nhits) {
-            if (!so->stream) break;
-            so->nhits = so->next = 0;
-            if (!radius_step(scan->indexRelation, so)) {
-                so->stream = false;
-                break;
-            }
-        }
-        if (so->next < so->nhits) h = &so->hits[so->next++];
+        return return_row(scan, so, h->tid, !mvcc, h->dist, so->order_null, h->fp, false);
     }
-    if (h == NULL) return next_null_row(scan, so);
-    return return_row(scan, so, h->tid, !mvcc, h->dist, so->order_null, h->fp, false);
 }
 
 int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
@@ -664,6 +708,7 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 void shi_endscan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     if (so->walk_active) walk_end(&so->walk);
+    if (BufferIsValid(so->vmbuf)) ReleaseBuffer(so->vmbuf);
     MemoryContextDelete(so->cxt);
     pfree(so->near);
     pfree(so);
