@@ -210,6 +210,16 @@ SELECT simhash('text', repeat('t', 100000), 1);
 SET statement_timeout = '200ms';
 SELECT array_length(simhash_features(repeat('x ', 140000000), 'words', 1), 1);
 RESET statement_timeout;
+-- So do the vote loops of simhash(text[], float8[]), which did not look:
+-- 4M weighted features whose last two weights overflow a double end in
+-- ERROR 22003 after the loop (a second or more) unless the timeout stops it.
+CREATE TEMP TABLE big_arrays AS
+  SELECT array_agg(i::text) AS f, array_agg(CASE WHEN i > 3999998 THEN 1e308 ELSE 1 END::float8) AS w
+    FROM generate_series(1, 4000000) i;
+SET statement_timeout = '100ms';
+SELECT simhash(f, w) IS NULL FROM big_arrays;
+RESET statement_timeout;
+DROP TABLE big_arrays;
 -- 68M features fit in an array (8 bytes each); collecting them one by one
 -- failed with "invalid memory alloc request size 1073741824" past 67M.
 SELECT cardinality(simhash_features(repeat('x ', 68000000), 'words', 1)) AS many_features;

@@ -3,6 +3,8 @@
  * the features a text is split into.  A value with no features has no
  * fingerprint: the result is NULL, never a constant.
  */
+#include <type_traits>
+
 #include "feature_votes.h"
 
 extern "C" {
@@ -76,14 +78,20 @@ static void text_elements(ArrayType* array, const char* what, Datum** elements, 
                             errdetail("Element %d is null.", i + 1)));
 }
 
+// ereport(ERROR) and CHECK_FOR_INTERRUPTS() may longjmp over these frames' vote counters.
+static_assert(std::is_trivially_destructible<simhash::UnitVotes>::value, "UnitVotes must need no destructor");
+static_assert(std::is_trivially_destructible<simhash::RealVotes>::value, "RealVotes must need no destructor");
+
 extern "C" Datum simhash_feature_array(PG_FUNCTION_ARGS) {
     Datum* features;
     int count;
     text_elements(PG_GETARG_ARRAYTYPE_P(0), "feature", &features, &count);
     simhash::UnitVotes votes;
     uint64_t hash;
-    for (int i = 0; i < count; ++i)
+    for (int i = 0; i < count; ++i) {
+        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();  /* arrays of millions of features take seconds */
         if (feature_text_hash(DatumGetTextPP(features[i]), &hash)) votes.add(hash);
+    }
     if (votes.features() == 0) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
@@ -105,6 +113,7 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
 
     simhash::RealVotes votes;
     for (int i = 0; i < count; ++i) {
+        if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
         if (weight_nulls[i])
             ereport(ERROR, (errcode(ERRCODE_NULL_VALUE_NOT_ALLOWED), errmsg("weight array must not contain nulls"),
                             errdetail("Weight %d (of feature \"%s\") is null.", i + 1,
@@ -162,7 +171,9 @@ extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
     });
     if (count == 0) PG_RETURN_ARRAYTYPE_P(construct_empty_array(TEXTOID));
 
-    ArrayType* result = (ArrayType*) palloc0(array_bytes);
+    /* not palloc0: zeroing up to 1 GB before the loop below could not be cancelled; every byte is written */
+    ArrayType* result = (ArrayType*) palloc(array_bytes);
+    memset(result, 0, ARR_OVERHEAD_NONULLS(1));
     SET_VARSIZE(result, array_bytes);
     result->ndim = 1;
     result->dataoffset = 0; /* no null bitmap */
@@ -179,6 +190,7 @@ extern "C" Datum simhash_features(PG_FUNCTION_ARGS) {
             elog(ERROR, "simhash_features: the second pass over the text found more features than the first");
         SET_VARSIZE(out, VARHDRSZ + shown.length);
         memcpy(VARDATA(out), shown.data, shown.length);
+        memset(VARDATA(out) + shown.length, 0, size - VARHDRSZ - shown.length); /* alignment padding */
         release_text_bytes(shown);
         out += size;
         written++;
