@@ -73,34 +73,30 @@ def read_categories(path):
     return cat
 
 
-def read_scripts(path):
-    script = {}
-    version = None
+def read_property(path):
+    """(first, last, value) for each line of a UCD property file, and the file's version."""
+    rows, version = [], None
     for line in open(path, encoding="utf-8"):
-        m = re.match(r"# Scripts-(\d+\.\d+\.\d+)\.txt", line)
+        m = re.match(r"# \w+-(\d+\.\d+\.\d+)\.txt", line)
         if m:
             version = m.group(1)
         line = line.split("#", 1)[0].strip()
         if not line:
             continue
-        codes, name = [x.strip() for x in line.split(";")]
+        codes, value = [x.strip() for x in line.split(";")]
         lo, _, hi = codes.partition("..")
-        for c in range(int(lo, 16), int(hi or lo, 16) + 1):
-            script[c] = name
-    return script, version
+        rows.append((int(lo, 16), int(hi or lo, 16), value))
+    return rows, version
+
+
+def read_scripts(path):
+    rows, version = read_property(path)
+    return {c: name for lo, hi, name in rows for c in range(lo, hi + 1)}, version
 
 
 def read_word_letters(path):
-    letters = set()
-    for line in open(path, encoding="utf-8"):
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        codes, value = [x.strip() for x in line.split(";")]
-        if value == "ALetter":
-            lo, _, hi = codes.partition("..")
-            letters.update(range(int(lo, 16), int(hi or lo, 16) + 1))
-    return letters
+    rows, _ = read_property(path)
+    return {c for lo, hi, value in rows if value == "ALetter" for c in range(lo, hi + 1)}
 
 
 def inside(c, ranges):
