@@ -19,7 +19,10 @@
 #   BENCH_WARMUP (default 10000) unmeasured queries before them,
 #   BENCH_SEQ_QUERIES (default 20), BENCH_INSERT_SECONDS (default 10, run
 #   twice per table),
-#   BENCH_SKEW_ROWS (default 200000; 0 skips the real-text set),
+#   BENCH_SKEW_ROWS (default 200000; 0 skips the English real-text set),
+#   BENCH_SKEW_ZH_ROWS (default 0: skipped; rows of the Chinese real-text set,
+#   windows of the Chinese man pages and fortunes, whose single-character
+#   fingerprints lean further than English ones),
 #   BENCH_MWM maintenance_work_mem for every build (default 1GB),
 #   BENCH_SYNC_COMMIT synchronous_commit (default on; off measures the
 #   inserts' CPU cost rather than the commit flushes),
@@ -36,6 +39,7 @@ NWARM=${BENCH_WARMUP:-10000}
 NSEQ=${BENCH_SEQ_QUERIES:-20}
 INS_SECS=${BENCH_INSERT_SECONDS:-10}
 SKEW=${BENCH_SKEW_ROWS:-200000}
+SKEW_ZH=${BENCH_SKEW_ZH_ROWS:-0}
 MWM=${BENCH_MWM:-1GB}
 SYNC_COMMIT=${BENCH_SYNC_COMMIT:-on}
 BLOCKS=${BENCH_BLOCKS:-4}
@@ -242,6 +246,32 @@ if [ "$SKEW" -gt 0 ]; then
         CREATE TABLE queries (k int PRIMARY KEY, q simhash);
         INSERT INTO queries SELECT k, fp FROM generate_series(1, 10000) k JOIN base ON id = 1 + abs(hashint8(k + 5)) % $SKEW;" || exit 1
     bench_set "skewed: simhash of real text windows, N=$SKEW"
+fi
+
+if [ "$SKEW_ZH" -gt 0 ]; then
+    # real Chinese text: windows of 100 to 102 characters of one stream of every Chinese man page
+    # and fortune, cut into overlapping chunks of 2,100 characters (stored uncompressed, so that
+    # substr reads a slice)
+    bash scripts/install-deps.sh manpages-zh fortunes-zh >/dev/null || exit 1
+    perl test/bench/corpus.pl | perl -CSD -F'\t' -lane '
+        next unless $F[0] eq "zh";
+        (my $b = $F[3]) =~ s/\\(n|\\)/$1 eq "n" ? " " : "\\"/ge;
+        $s .= $b . " ";
+        END { $s =~ s/\s+/ /g;
+              for (my $i = 0; $i + 200 < length($s); $i += 2000) {
+                  (my $c = substr($s, $i, 2100)) =~ s/\\/\\\\/g; print $c } }' >"$TMP/zh_chunks"
+    chmod a+r "$TMP/zh_chunks"
+    psql_q -c "DROP TABLE IF EXISTS base, queries, zh_chunks;
+        CREATE TABLE zh_chunks (n serial PRIMARY KEY, c text);
+        ALTER TABLE zh_chunks ALTER COLUMN c SET STORAGE EXTERNAL;
+        COPY zh_chunks (c) FROM '$TMP/zh_chunks';
+        CREATE TABLE base (id bigint, fp simhash);
+        INSERT INTO base SELECT i, simhash(substr(c, 1 + abs(hashint8(i)) % (length(c) - 102), 100 + (i % 3)))
+          FROM generate_series(1, $SKEW_ZH) i JOIN zh_chunks ON n = 1 + abs(hashint8(i + 7)) % (SELECT max(n) FROM zh_chunks);
+        CREATE TABLE queries (k int PRIMARY KEY, q simhash);
+        INSERT INTO queries SELECT row_number() OVER (), fp
+          FROM (SELECT fp FROM base WHERE fp IS NOT NULL ORDER BY hashint8(id + 5) LIMIT 10000) s;" || exit 1
+    bench_set "skewed: simhash of Chinese text windows, N=$SKEW_ZH"
 fi
 echo
 echo "==== summary"
