@@ -62,11 +62,21 @@ static Oid simhash_type_oid(FunctionCallInfo fcinfo) {
                            ObjectIdGetDatum(namespace_oid));
 }
 
+/* CONTEXT of any error raised while the trigger runs: which trigger, on which table
+   (a row applied by logical replication names neither otherwise). */
+static void trigger_error_context(void* arg) {
+    const TriggerData* trigdata = static_cast<const TriggerData*>(arg);
+    errcontext("simhash_fingerprint_trigger of trigger \"%s\" on table \"%s\"", trigdata->tg_trigger->tgname,
+               RelationGetRelationName(trigdata->tg_relation));
+}
+
 extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
     if (!CALLED_AS_TRIGGER(fcinfo))
         ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
                         errmsg("simhash_fingerprint_trigger: not fired by trigger manager")));
     TriggerData* trigdata = (TriggerData*) fcinfo->context;
+    ErrorContextCallback context{error_context_stack, trigger_error_context, trigdata};
+    error_context_stack = &context;
     if (!TRIGGER_FIRED_FOR_ROW(trigdata->tg_event) || !TRIGGER_FIRED_BEFORE(trigdata->tg_event))
         ereport(ERROR, (errcode(ERRCODE_E_R_I_E_TRIGGER_PROTOCOL_VIOLATED),
                         errmsg("simhash_fingerprint_trigger: must be fired BEFORE ... FOR EACH ROW")));
@@ -132,6 +142,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
     Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
     if (target_type != getBaseType(target_type))
         domain_check(fingerprint, fingerprint_null, target_type, &fcinfo->flinfo->fn_extra, fcinfo->flinfo->fn_mcxt);
-    return PointerGetDatum(
-        heap_modify_tuple_by_cols(tuple, RelationGetDescr(rel), 1, &target, &fingerprint, &fingerprint_null));
+    HeapTuple result = heap_modify_tuple_by_cols(tuple, RelationGetDescr(rel), 1, &target, &fingerprint, &fingerprint_null);
+    error_context_stack = context.previous;
+    return PointerGetDatum(result);
 }
