@@ -113,6 +113,15 @@ def tokens(lang, text):
     return text.split()
 
 
+LENGTH_BANDS = (300, 600, 1200, 2500)  # lower bounds; every long document has at least 300
+DEFAULT_METHOD = "simhash(text)"
+
+
+def length_band(lang, text):
+    n = cjk_chars(text) if lang in CJK_LANGS else len(text.split())
+    return max(b for b in LENGTH_BANDS if b <= n) if n >= LENGTH_BANDS[0] else 0
+
+
 def man_description(body):
     """The one-line NAME description of a man page: a short English text."""
     m = re.search(r"NAME\s*\n+\s*(.{10,160}?)\n", body)
@@ -324,6 +333,22 @@ def main():
          GROUP BY 1, 2, 3"""):
         recall[(method, lang)][float(rate)] = (float(r3), float(mean))
 
+    # The same for the default method, split by the original's length (words, or Han and kana
+    # characters): a short document moves further under the same share of edits.
+    len_rows = [(r[0], length_band(r[1], r[5])) for r in rows if r[2] == "long" and r[3] is None]
+    psql(psql_args, "DROP TABLE IF EXISTS eval_len; CREATE TABLE eval_len (id int PRIMARY KEY, band int)")
+    copy_rows(psql_args, "eval_len", len_rows)
+    recall_by_length = collections.defaultdict(dict)
+    for lang, band, rate, docs, r3, mean in psql(psql_args, f"""
+        SELECT d.lang, l.band, d.rate, count(*),
+               avg((bit_count((f.fp # o.fp)::bit(64)) <= {THRESHOLD})::int), avg(bit_count((f.fp # o.fp)::bit(64)))
+          FROM eval_docs d JOIN eval_len l ON l.id = d.base
+               JOIN eval_fp f ON f.id = d.id AND f.method = '{DEFAULT_METHOD}'
+               JOIN eval_fp o ON o.id = d.base AND o.method = f.method
+         WHERE f.fp IS NOT NULL AND o.fp IS NOT NULL
+         GROUP BY 1, 2, 3"""):
+        recall_by_length[(lang, int(band))][float(rate)] = (int(docs), float(r3), float(mean))
+
     # Unrelated pairs: all pairs of originals of one language and length class.
     pairs = {}
     for method, lang, cls, npairs, mean, p01, near, null_share in psql(psql_args, f"""
@@ -395,10 +420,16 @@ def main():
         SELECT method, lang, cls, min(share), max(share) FROM s GROUP BY 1, 2, 3"""):
         balance[(method, lang, cls)] = (float(lo), float(hi))
 
-    report(methods, sets, recall, pairs, false_pos, related, balance, natural)
+    report(methods, sets, recall, recall_by_length, pairs, false_pos, related, balance, natural)
 
 
-def report(methods, sets, recall, pairs, false_pos, related, balance, natural):
+def rate_columns(first):
+    """Header and rule of a table with the given first columns, then one column per edit rate."""
+    names = first + [f"{int(r * 100)}% edits" for r in RATES]
+    return ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
+
+
+def report(methods, sets, recall, recall_by_length, pairs, false_pos, related, balance, natural):
     out = []
     out.append(f"Threshold: distance <= {THRESHOLD}.  Unrelated pair: 3-token-shingle Jaccard < {UNRELATED_JACCARD}.")
     out.append("Sets: " + ", ".join(f"{lang} {cls}: {len(t)} docs" for (lang, cls), t in sets.items()))
@@ -407,14 +438,27 @@ def report(methods, sets, recall, pairs, false_pos, related, balance, natural):
         out.append(f"### {LANGS[lang]}, long documents: recall of edited copies "
                    f"(share within {THRESHOLD}; mean distance)")
         out.append("")
-        out.append("| method | " + " | ".join(f"{int(r * 100)}% edits" for r in RATES) + " |")
-        out.append("|---|" + "---|" * len(RATES))
+        out.extend(rate_columns(["method"]))
         for m in methods:
             cells = []
             for r in RATES:
                 v = recall.get((m, lang), {}).get(r)
                 cells.append(f"{v[0]:.3f} ({v[1]:.1f})" if v else "-")
             out.append(f"| {m} | " + " | ".join(cells) + " |")
+        bands = sorted(b for (l, b) in recall_by_length if l == lang)
+        if bands:
+            unit = "Han and kana characters" if lang in CJK_LANGS else "words"
+            out.append("")
+            out.append(f"{DEFAULT_METHOD} by the original's length in {unit} (edited copies per rate; share within "
+                       f"{THRESHOLD}; mean distance):")
+            out.append("")
+            out.extend(rate_columns(["length", "copies"]))
+            for i, b in enumerate(bands):
+                upper = f"{bands[i + 1] - 1}" if i + 1 < len(bands) else ""
+                cells = [recall_by_length[(lang, b)].get(r) for r in RATES]
+                copies = cells[0][0] if cells[0] else 0
+                out.append(f"| {b}-{upper} | {copies} | " + " | ".join(
+                    f"{v[1]:.3f} ({v[2]:.1f})" if v else "-" for v in cells) + " |")
         for cls in ("long", "short", "natural"):
             if (lang, cls) not in sets:
                 continue
