@@ -16,15 +16,17 @@ inline in src/core/unicode.hpp: letters and digits are words):
   1. dropped without splitting a token (I): the soft hyphen, the joiners
      U+200C, U+200D, U+2060..2064, U+FEFF, variation selectors (U+180B..180D,
      U+180F, U+FE00..FE0F, U+E0100..E01EF), the combining enclosing keycap
-     U+20E3, skin-tone modifiers U+1F3FB..1F3FF and the tag characters
-     (the rest of U+E0000..E0FFF);
+     U+20E3, the ideographic tone marks U+302A..302D (an ideograph keeps
+     its feature), skin-tone modifiers U+1F3FB..1F3FF and the tag
+     characters (the rest of U+E0000..E0FFF);
   2. blocks, assigned or not:
      letters (W): letterlike symbols and number forms U+2100..218F;
      symbol tokens (Y): U+2600..27BF, Yijing hexagrams U+4DC0..4DFF, private
        use (U+E000..F8FF, U+F0000..10FFFF), U+1F000..1FFFF;
      CJK (C): Han and its radicals, strokes, kanbun, enclosed and
-       compatibility forms, Hangzhou numerals and the ideographic tone marks
-       that follow them, kana, bopomofo, Yi (the ranges of CJK_BLOCKS);
+       compatibility forms, iteration marks and Hangzhou numerals, kana
+       (halfwidth too), bopomofo, Yi, and planes 2 and 3 whole, so that
+       ideographs Unicode adds there later are CJK too (CJK_BLOCKS);
   3. by General_Category: punctuation (P*), symbols (S*), separators (Z*),
      controls and format characters (Cc, Cf) separate (S), except the marks
      that Unicode's word boundaries (UAX #29) count as letters, Word_Break =
@@ -43,13 +45,13 @@ import sys
 SEPARATOR, WORD, CJK, SYMBOL, IGNORABLE = "S", "W", "C", "Y", "I"
 
 IGNORABLE_RANGES = [(0x00AD, 0x00AD), (0x180B, 0x180D), (0x180F, 0x180F), (0x200C, 0x200D),
-                    (0x2060, 0x2064), (0x20E3, 0x20E3), (0xFE00, 0xFE0F), (0xFEFF, 0xFEFF),
-                    (0x1F3FB, 0x1F3FF), (0xE0000, 0xE0FFF)]
+                    (0x2060, 0x2064), (0x20E3, 0x20E3), (0x302A, 0x302D), (0xFE00, 0xFE0F),
+                    (0xFEFF, 0xFEFF), (0x1F3FB, 0x1F3FF), (0xE0000, 0xE0FFF)]
 WORD_BLOCKS = [(0x2100, 0x218F)]
 SYMBOL_BLOCKS = [(0x2600, 0x27BF), (0x4DC0, 0x4DFF), (0xE000, 0xF8FF), (0x1F000, 0x1FFFF),
                  (0xF0000, 0x10FFFF)]
 # Kana's one punctuation mark, the katakana middle dot U+30FB, separates.
-CJK_BLOCKS = [(0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x302F), (0x3031, 0x3035),
+CJK_BLOCKS = [(0x2E80, 0x2FDF), (0x3005, 0x3007), (0x3021, 0x3029), (0x3031, 0x3035),
               (0x3038, 0x303C), (0x3040, 0x30FA), (0x30FC, 0x312F), (0x3190, 0x31FF),
               (0x3200, 0x33FF), (0x3400, 0x4DBF), (0x4E00, 0x9FFF), (0xA000, 0xA4CF),
               (0xF900, 0xFAFF), (0xFF66, 0xFF9F), (0x20000, 0x3FFFF)]

@@ -151,14 +151,14 @@ TEST(Unicode, ClassesFollowGeneralCategory) {
     auto block_rule = [&](char32_t c) {  // the blocks whose class rule 2 fixes whatever their category
         return in(c, 0x2100, 0x218F) || in(c, 0x2600, 0x27BF) || in(c, 0x4DC0, 0x4DFF) || in(c, 0xE000, 0xF8FF) ||
                in(c, 0x1F000, 0x1FFFF) || in(c, 0xF0000, 0x10FFFF) || in(c, 0x2E80, 0x2FDF) ||
-               in(c, 0x3005, 0x3007) || in(c, 0x3021, 0x302F) || in(c, 0x3031, 0x3035) || in(c, 0x3038, 0x303C) ||
+               in(c, 0x3005, 0x3007) || in(c, 0x3021, 0x3029) || in(c, 0x3031, 0x3035) || in(c, 0x3038, 0x303C) ||
                in(c, 0x3040, 0x30FA) || in(c, 0x30FC, 0x312F) || in(c, 0x3190, 0x33FF) || in(c, 0x3400, 0x4DBF) ||
                in(c, 0x4E00, 0x9FFF) || in(c, 0xA000, 0xA4CF) || in(c, 0xF900, 0xFAFF) || in(c, 0xFF66, 0xFF9F) ||
                in(c, 0x20000, 0x3FFFF);
     };
     auto dropped = [&](char32_t c) {
         return c == 0xAD || in(c, 0x180B, 0x180D) || c == 0x180F || in(c, 0x200C, 0x200D) || in(c, 0x2060, 0x2064) ||
-               c == 0x20E3 || in(c, 0xFE00, 0xFE0F) || c == 0xFEFF || in(c, 0x1F3FB, 0x1F3FF) ||
+               c == 0x20E3 || in(c, 0x302A, 0x302D) || in(c, 0xFE00, 0xFE0F) || c == 0xFEFF || in(c, 0x1F3FB, 0x1F3FF) ||
                in(c, 0xE0000, 0xE0FFF);
     };
     const auto letters = word_break_letters("/usr/share/unicode/auxiliary/WordBreakProperty.txt");
@@ -345,6 +345,10 @@ TEST(Tokenizer, PunctuationOfEveryScriptSeparates) {
     EXPECT_EQ(features_of("\uAA60\uAA61\uAA62"), (Features{"\uAA60\uAA61", "\uAA61\uAA62"}));
     // Combining marks for symbols and half marks are marks: they stay in the word.
     EXPECT_EQ(features_of("v\u20D7 t\uFE20s\uFE21", TokenizerKind::kWords, 1), (Features{"v\u20D7", "t\uFE20s\uFE21"}));
+    // An ideographic tone mark is dropped (the ideograph keeps its feature); a
+    // Hangul tone mark stays in its word like any other combining mark.
+    EXPECT_EQ(features_of("北\u302A京", TokenizerKind::kMixed, 1), (Features{"北", "京"}));
+    EXPECT_EQ(features_of("가\u302E나", TokenizerKind::kMixed, 1), Features{"가\u302E나"});
     // Numbers of every kind are word characters, letter modifiers too.
     EXPECT_EQ(features_of("H\u2082O m\u00B2 \u2460 x\u2E2Fy", TokenizerKind::kWords, 1),
               (Features{"h\u2082o", "m\u00B2", "\u2460", "x\u2E2Fy"}));
