@@ -678,8 +678,11 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
     for (;;) {
         ShiHit *h = next_hit(scan, so);
         if (h == NULL) return next_null_row(scan, so);
+        /* on a copy: the check moves its tid to the visible member of a HOT chain, and the
+           executor must be given the chain's root, where its own heap visit starts */
+        ItemPointerData chain = h->tid;
         bool all_dead;
-        if (h->heap_check && !table_index_fetch_tuple_check(so->heap, &h->tid, scan->xs_snapshot, &all_dead))
+        if (h->heap_check && !table_index_fetch_tuple_check(so->heap, &chain, scan->xs_snapshot, &all_dead))
         {
             CHECK_FOR_INTERRUPTS();
             continue; /* a row this snapshot does not see (see needs_heap_check) */
