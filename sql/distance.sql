@@ -59,3 +59,9 @@ SELECT NULL::simhash <-> '0000000000000000', NULL::simhash % '0000000000000000',
 SELECT pg_temp.sqlstate_of($$SELECT simhash_within('0000000000000000', '0000000000000000', 65)$$) AS radius,
        pg_temp.sqlstate_of($$SELECT simhash_blocks('0000000000000000', 0)$$) AS blocks,
        pg_temp.sqlstate_of($$SET simhash.threshold = 65$$) AS threshold;
+
+-- Named arguments, as the README's function table names them.
+SELECT hamming_distance(a => '0000000000000000', b => '0000000000000003') AS distance,
+       simhash_within(a => '0000000000000000', b => '0000000000000003', radius => 2) AS within,
+       simhash_similarity(a => '0000000000000000', b => '000000000000000f') AS similarity,
+       simhash_blocks(fp => 'ffff000000000001', n => 4) AS blocks;

@@ -285,6 +285,15 @@ SELECT indisvalid FROM pg_index WHERE indexrelid = 'unfinished_fp'::regclass;
 SELECT simhash_index_check('unfinished_fp');
 DROP TABLE unfinished;
 
+-- A partitioned index has no pages; the hint names the function that was
+-- called (simhash_index_stats' hint named simhash_index_check).
+CREATE TABLE parted (fp simhash) PARTITION BY HASH (fp);
+CREATE TABLE parted_0 PARTITION OF parted FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+CREATE INDEX parted_fp ON parted USING simhash (fp);
+SELECT simhash_index_check('parted_fp');
+SELECT * FROM simhash_index_stats('parted_fp');
+DROP TABLE parted;
+
 -- Like amcheck's functions, the check (which holds off writers) and the
 -- statistics (which show the table's contents) are not granted to PUBLIC;
 -- any role could run them on any table.

@@ -127,7 +127,7 @@ CREATE OPERATOR CLASS @extschema@.simhash_hash_ops
 
 -- ==== Hamming distance and similarity ====
 
-CREATE FUNCTION @extschema@.hamming_distance(@extschema@.simhash, @extschema@.simhash) RETURNS integer
+CREATE FUNCTION @extschema@.hamming_distance(a @extschema@.simhash, b @extschema@.simhash) RETURNS integer
     AS 'MODULE_PATHNAME', 'simhash_hamming' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 COMMENT ON FUNCTION @extschema@.hamming_distance(@extschema@.simhash, @extschema@.simhash)
     IS 'number of bits in which two simhashes differ';
@@ -150,17 +150,17 @@ CREATE OPERATOR @extschema@.% (
 COMMENT ON OPERATOR @extschema@.%(@extschema@.simhash, @extschema@.simhash)
     IS 'true when the Hamming distance is at most simhash.threshold';
 
-CREATE FUNCTION @extschema@.simhash_within(@extschema@.simhash, @extschema@.simhash, radius integer) RETURNS boolean
+CREATE FUNCTION @extschema@.simhash_within(a @extschema@.simhash, b @extschema@.simhash, radius integer) RETURNS boolean
     AS 'MODULE_PATHNAME', 'simhash_within' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash_within(@extschema@.simhash, @extschema@.simhash, integer)
     IS 'true when the Hamming distance is at most radius (0 to 64)';
 
-CREATE FUNCTION @extschema@.simhash_similarity(@extschema@.simhash, @extschema@.simhash) RETURNS float8
+CREATE FUNCTION @extschema@.simhash_similarity(a @extschema@.simhash, b @extschema@.simhash) RETURNS float8
     AS 'MODULE_PATHNAME', 'simhash_similarity' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash_similarity(@extschema@.simhash, @extschema@.simhash)
     IS '1 - Hamming distance / 64';
 
-CREATE FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, n integer) RETURNS bigint[]
+CREATE FUNCTION @extschema@.simhash_blocks(fp @extschema@.simhash, n integer) RETURNS bigint[]
     AS 'MODULE_PATHNAME', 'simhash_blocks' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, integer)
     IS 'the n pigeonhole blocks of a simhash, most significant first';

@@ -137,6 +137,10 @@ extern "C" {
 #define SHI_DIR_SLOTS (1u << SHI_DIR_BITS)
 #define SHI_PAGE_ID 0xFF83
 
+/* CREATE INDEX subphases in pg_stat_progress_create_index (1 is core's "initializing") */
+#define SHI_BUILD_PHASE_SCAN 2 /* scanning table */
+#define SHI_BUILD_PHASE_LOAD 3 /* sorting and loading partitions */
+
 /* strategies */
 #define SHI_STRATEGY_EQUAL 1   /* fp = q */
 #define SHI_STRATEGY_SIMILAR 2 /* fp % q: radius simhash.threshold */

@@ -279,9 +279,10 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     bs.maxitems = 1024;
     bs.items = (simhash::KeyTid *) MemoryContextAllocHuge(CurrentMemoryContext, bs.maxitems * sizeof(simhash::KeyTid));
 
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SHI_BUILD_PHASE_SCAN);
     double reltuples = table_index_build_scan(heap, index, indexInfo, true, true, build_callback, &bs, NULL);
 
-    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, 2);
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SHI_BUILD_PHASE_LOAD);
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) (bs.indtuples * nparts));
     int64 done = 0;
 

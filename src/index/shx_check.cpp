@@ -174,7 +174,8 @@ void heap_check_callback(Relation index, ItemPointer tid, Datum *values, bool *i
     }
 }
 
-Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap) {
+/* caller: the SQL function's name, for the hint on a partitioned index */
+Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, const char *caller) {
     char *name = get_rel_name(indexoid);
     if (name == NULL)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", indexoid)));
@@ -183,9 +184,9 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap) {
     if (kind == RELKIND_PARTITIONED_INDEX)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is a partitioned index", name),
                         errdetail("Each partition of the table has an index of its own."),
-                        errhint("Give the index of a partition, for example: SELECT simhash_index_check(inhrelid::regclass) "
+                        errhint("Give the index of a partition, for example: SELECT %s(inhrelid::regclass) "
                                 "FROM pg_inherits WHERE inhparent = '%s'::regclass;",
-                                quote_identifier(name))));
+                                caller, quote_identifier(name))));
     Oid heapid = IndexGetRelation(indexoid, true);
     if (!OidIsValid(heapid) || kind != RELKIND_INDEX)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", name)));
@@ -218,7 +219,7 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
                         errhint("Run SELECT pg_wal_replay_pause(); wait until pg_get_wal_replay_pause_state() "
                                 "is 'paused', check, then SELECT pg_wal_replay_resume();")));
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
-    Relation index = open_simhash_index(indexoid, mode, &heap);
+    Relation index = open_simhash_index(indexoid, mode, &heap, "simhash_index_check");
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
     if (!index->rd_index->indisvalid)
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -293,7 +294,7 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
     Relation heap;
-    Relation index = open_simhash_index(indexoid, AccessShareLock, &heap);
+    Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, "simhash_index_stats");
     ShiState st = *shi_get_state(index);
     for (int p = 0; p < st.nparts; p++) {
         ChainResult r = walk_chain(index, &st, p, false, RelationGetNumberOfBlocks(index), NULL, NULL);

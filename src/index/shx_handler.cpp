@@ -78,7 +78,9 @@ char *shi_buildphasename(int64 phase) {
     switch (phase) {
         case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
             return (char *) "initializing";
-        case 2:
+        case SHI_BUILD_PHASE_SCAN:
+            return (char *) "scanning table";
+        case SHI_BUILD_PHASE_LOAD:
             return (char *) "sorting and loading partitions";
         default:
             return NULL;

@@ -22,8 +22,24 @@ $node->safe_psql('postgres', q{
           FROM generate_series(1, 500000) i;
 });
 
-# The whole build, for the number of entries a build loads (16 partitions).
-$node->safe_psql('postgres', 'CREATE INDEX big_full ON big USING simhash (fp) WITH (blocks = 16); DROP INDEX big_full;');
+# The whole build, for the number of entries a build loads (16 partitions),
+# watched: the progress view names its phases (the heap scan used to show as
+# "initializing").
+my %phases;
+my $full = IPC::Run::start(
+    [ 'psql', '-X', '-d', $node->connstr('postgres'), '-c',
+      'CREATE INDEX big_full ON big USING simhash (fp) WITH (blocks = 16)' ],
+    '>', \my $full_out, '2>', \my $full_err);
+while ($full->pumpable) {
+    my $phase = $node->safe_psql('postgres',
+        q{SELECT phase FROM pg_stat_progress_create_index WHERE relid = 'big'::regclass});
+    $phases{$phase} = 1 if $phase ne '';
+    $full->pump_nb;
+}
+$full->finish;
+$node->safe_psql('postgres', 'DROP INDEX big_full');
+ok($phases{'building index: scanning table'} && $phases{'building index: sorting and loading partitions'},
+   'the progress view named the heap scan and the load: ' . join(', ', sort keys %phases));
 my $total = 500000 * 16;
 
 my ($out, $err) = ('', '');
