@@ -94,6 +94,8 @@ struct ShiScanOpaque {
     bool check_visibility;
     Relation heap;
     Buffer vmbuf;            /* pinned visibility map page */
+    IndexFetchTableData *heap_fetch; /* visible_in_heap(): made on first use, kept until endscan */
+    TupleTableSlot *heap_slot;
     /* no search key (nkeys == 0): the rows with a NULL fingerprint come last (shx_nulls.cpp) */
     bool nulls_read;
     ItemPointerData *null_tids;
@@ -537,6 +539,26 @@ void start_scan(IndexScanDesc scan) {
     MemoryContextSwitchTo(old);
 }
 
+/*
+ * Whether the scan's snapshot sees the row whose HOT chain starts at tid.
+ * tid is a copy on purpose: the fetch moves it to the chain's visible member,
+ * and the executor must be given the root, where its own heap visit starts.
+ * One fetch descriptor and slot serve every check of the scan.
+ */
+bool visible_in_heap(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid) {
+    if (so->heap_fetch == NULL) {
+        MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(so));
+        so->heap_fetch = table_index_fetch_begin(so->heap);
+        so->heap_slot = table_slot_create(so->heap, NULL);
+        MemoryContextSwitchTo(old);
+    }
+    bool call_again = false, all_dead = false;
+    bool found = table_index_fetch_tuple(so->heap_fetch, &tid, scan->xs_snapshot, so->heap_slot, &call_again,
+                                         &all_dead);
+    ExecClearTuple(so->heap_slot);
+    return found;
+}
+
 /* The next match to return, or NULL once there is none. */
 ShiHit *next_hit(IndexScanDesc scan, ShiScanOpaque *so) {
     ShiHit *h = NULL;
@@ -678,12 +700,7 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
     for (;;) {
         ShiHit *h = next_hit(scan, so);
         if (h == NULL) return next_null_row(scan, so);
-        /* on a copy: the check moves its tid to the visible member of a HOT chain, and the
-           executor must be given the chain's root, where its own heap visit starts */
-        ItemPointerData chain = h->tid;
-        bool all_dead;
-        if (h->heap_check && !table_index_fetch_tuple_check(so->heap, &chain, scan->xs_snapshot, &all_dead))
-        {
+        if (h->heap_check && !visible_in_heap(scan, so, h->tid)) {
             CHECK_FOR_INTERRUPTS();
             continue; /* a row this snapshot does not see (see needs_heap_check) */
         }
@@ -712,6 +729,10 @@ void shi_endscan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     if (so->walk_active) walk_end(&so->walk);
     if (BufferIsValid(so->vmbuf)) ReleaseBuffer(so->vmbuf);
+    if (so->heap_fetch != NULL) {
+        table_index_fetch_end(so->heap_fetch);
+        ExecDropSingleTupleTableSlot(so->heap_slot);
+    }
     MemoryContextDelete(so->cxt);
     pfree(so->near);
     pfree(so);
