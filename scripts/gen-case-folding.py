@@ -9,22 +9,13 @@ algorithm version: the table decides stored fingerprints.
     apt-get download unicode-data && dpkg -x unicode-data_*.deb ucd
     scripts/gen-case-folding.py ucd/usr/share/unicode/CaseFolding.txt
 """
-import re
 import sys
 
+from ucd import read_ucd
+
 source = sys.argv[1]
-version = None
-pairs = []
-for line in open(source, encoding="utf-8"):
-    m = re.match(r"# CaseFolding-(\d+\.\d+\.\d+)\.txt", line)
-    if m:
-        version = m.group(1)
-    line = line.split("#", 1)[0].strip()
-    if not line:
-        continue
-    code, status, mapping = [f.strip() for f in line.split(";")[:3]]
-    if status in ("C", "S"):
-        pairs.append((int(code, 16), int(mapping, 16)))
+rows, version = read_ucd(source)
+pairs = [(code, int(f[1], 16)) for code, _, f in rows if f[0] in ("C", "S")]
 pairs.sort()
 
 # Runs of code points spaced 1 or 2 apart that move by the same offset: the

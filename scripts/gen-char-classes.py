@@ -39,8 +39,9 @@ inline in src/core/unicode.hpp: letters and digits are words):
   5. every other letter, mark and number, and unassigned code points: word (W).
 """
 import os
-import re
 import sys
+
+from ucd import read_ucd
 
 SEPARATOR, WORD, CJK, SYMBOL, IGNORABLE = "S", "W", "C", "Y", "I"
 
@@ -75,30 +76,14 @@ def read_categories(path):
     return cat
 
 
-def read_property(path):
-    """(first, last, value) for each line of a UCD property file, and the file's version."""
-    rows, version = [], None
-    for line in open(path, encoding="utf-8"):
-        m = re.match(r"# \w+-(\d+\.\d+\.\d+)\.txt", line)
-        if m:
-            version = m.group(1)
-        line = line.split("#", 1)[0].strip()
-        if not line:
-            continue
-        codes, value = [x.strip() for x in line.split(";")]
-        lo, _, hi = codes.partition("..")
-        rows.append((int(lo, 16), int(hi or lo, 16), value))
-    return rows, version
-
-
 def read_scripts(path):
-    rows, version = read_property(path)
-    return {c: name for lo, hi, name in rows for c in range(lo, hi + 1)}, version
+    rows, version = read_ucd(path)
+    return {c: f[0] for lo, hi, f in rows for c in range(lo, hi + 1)}, version
 
 
 def read_word_letters(path):
-    rows, _ = read_property(path)
-    return {c for lo, hi, value in rows if value == "ALetter" for c in range(lo, hi + 1)}
+    rows, _ = read_ucd(path)
+    return {c for lo, hi, f in rows if f[0] == "ALetter" for c in range(lo, hi + 1)}
 
 
 def inside(c, ranges):
