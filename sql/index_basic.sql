@@ -116,6 +116,32 @@ EXPLAIN (COSTS OFF) SELECT i.id, d.id FROM incoming i JOIN docs d ON d.fp % i.fp
 SELECT i.id, array_agg(d.id ORDER BY d.id) FROM incoming i JOIN docs d ON d.fp % i.fp GROUP BY i.id ORDER BY i.id;
 EXPLAIN (COSTS OFF) SELECT i.id, d.id FROM incoming i JOIN docs d ON simhash_within(d.fp, i.fp, 4);
 SELECT i.id, count(*) FROM incoming i JOIN docs d ON simhash_within(d.fp, i.fp, 4) GROUP BY i.id ORDER BY i.id;
+-- A btree (here a unique constraint) on the column: the planner asks
+-- simhash_within's support function about every index on fp, and the
+-- btree's strategy 3 is =; building the index condition from it failed
+-- planning with "type simhash is not composite".
+CREATE TABLE keyed (id int, fp simhash UNIQUE);
+INSERT INTO keyed SELECT min(id), fp FROM docs WHERE fp IS NOT NULL GROUP BY fp;
+SELECT count(*) FROM keyed WHERE simhash_within(fp, pg_temp.fp_of(7), 4);
+SELECT count(*) FROM keyed WHERE simhash_within(pg_temp.fp_of(7), fp, 4);
+CREATE INDEX keyed_sh ON keyed USING simhash (fp);
+ANALYZE keyed;
+EXPLAIN (COSTS OFF) SELECT id FROM keyed WHERE simhash_within(fp, '0123456789abcdef', 3);
+SELECT pg_temp.same(format('SELECT array_agg(id ORDER BY id) FROM keyed WHERE simhash_within(fp, %L, 4)', pg_temp.fp_of(7)));
+-- Under row-level security only a LEAKPROOF condition may go into an index
+-- scan; % cannot fail, so a role the policy applies to still gets the index
+-- (simhash_within raises an error on its radius argument, so it cannot be).
+CREATE ROLE regress_simhash_tenant;
+ALTER TABLE keyed ENABLE ROW LEVEL SECURITY;
+CREATE POLICY even_ids ON keyed USING (id % 2 = 0);
+GRANT SELECT ON keyed TO regress_simhash_tenant;
+SET ROLE regress_simhash_tenant;
+EXPLAIN (COSTS OFF) SELECT id FROM keyed WHERE fp % '0123456789abcdef';
+SELECT array_agg(id ORDER BY id) FROM keyed WHERE fp % pg_temp.fp_of(7);
+RESET ROLE;
+SELECT array_agg(id ORDER BY id) FROM keyed WHERE fp % pg_temp.fp_of(7);  -- the owner: every row
+DROP TABLE keyed;
+DROP ROLE regress_simhash_tenant;
 
 -- Deletes and VACUUM
 DELETE FROM docs WHERE id % 3 = 0;

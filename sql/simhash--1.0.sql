@@ -139,8 +139,9 @@ CREATE OPERATOR @extschema@.<-> (
 COMMENT ON OPERATOR @extschema@.<->(@extschema@.simhash, @extschema@.simhash) IS 'Hamming distance';
 
 -- Reads simhash.threshold, hence STABLE (as pg_trgm's % reads pg_trgm.similarity_threshold).
+-- LEAKPROOF (it cannot fail) so that under row-level security fp % q can still be an index condition.
 CREATE FUNCTION @extschema@.simhash_similar_op(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
-    AS 'MODULE_PATHNAME', 'simhash_similar_op' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'simhash_similar_op' LANGUAGE C STABLE STRICT PARALLEL SAFE LEAKPROOF;
 
 CREATE OPERATOR @extschema@.% (
     LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash,
@@ -156,7 +157,7 @@ COMMENT ON FUNCTION @extschema@.simhash_within(@extschema@.simhash, @extschema@.
     IS 'true when the Hamming distance is at most radius (0 to 64)';
 
 CREATE FUNCTION @extschema@.simhash_similarity(a @extschema@.simhash, b @extschema@.simhash) RETURNS float8
-    AS 'MODULE_PATHNAME', 'simhash_similarity' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+    AS 'MODULE_PATHNAME', 'simhash_similarity' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE LEAKPROOF;
 COMMENT ON FUNCTION @extschema@.simhash_similarity(@extschema@.simhash, @extschema@.simhash)
     IS '1 - Hamming distance / 64';
 

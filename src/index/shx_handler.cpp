@@ -296,7 +296,13 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
     }
     if (IsA(rawreq, SupportRequestIndexCondition)) {
         SupportRequestIndexCondition *req = (SupportRequestIndexCondition *) rawreq;
-        if (!is_funcclause(req->node)) PG_RETURN_POINTER(NULL);
+        /*
+         * The planner asks about every index on the argument, a btree on fp
+         * included, whose strategy 3 is = (the condition built from it
+         * failed planning with "type simhash is not composite").
+         */
+        bool ours = req->index->amcostestimate == reinterpret_cast<void (*)()>(shi_costestimate);
+        if (!ours || !is_funcclause(req->node)) PG_RETURN_POINTER(NULL);
         List *args = ((FuncExpr *) req->node)->args;
         if (list_length(args) != 3 || req->indexarg > 1) PG_RETURN_POINTER(NULL);
         Node *indexexpr = (Node *) list_nth(args, req->indexarg);
