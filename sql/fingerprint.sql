@@ -174,6 +174,28 @@ WITH t(a, b) AS (VALUES (
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official documentation.',
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official manual.'))
 SELECT array_length(simhash_features(a), 1) AS features, simhash(a) <-> simhash(b) AS one_word_substituted FROM t;
+-- Markup is text too: a tag on every line is a feature voting 300 times
+-- (rule 5), outvoting 300 words that vote once, so two unrelated pages
+-- agree on every bit and one page with and without the tags does not.
+-- The README's strip_markup (see "Choosing a threshold") undoes both.
+CREATE FUNCTION pg_temp.strip_markup(html text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(html,
+         '<!--.*?-->', ' ', 'g'),
+         '<script.*?</script\s*>', ' ', 'gi'),
+         '<style.*?</style\s*>', ' ', 'gi'),
+         '<[a-z/!?][^>]*>', ' ', 'gi'),
+         '&(#[0-9]+|#x[0-9a-f]+|[a-z][a-z0-9]*);', ' ', 'gi');
+SELECT pg_temp.strip_markup('<p class="x">a &lt; b</p><!-- <p> --><script>f("<b>")</script>c < d > e&amp;f<BR/>') AS stripped;
+WITH pages AS (
+  SELECT p, string_agg(md5(p || ':' || i), E'<br>\n' ORDER BY i) AS html
+    FROM generate_series(1, 2) p, generate_series(1, 300) i GROUP BY p),
+other_template AS (
+  SELECT '<div class="post"><p>' || replace(html, '<br>', '</p><p>') || '</p></div>' AS html FROM pages WHERE p = 1)
+SELECT simhash(a.html) <-> simhash(b.html) AS unrelated_with_br,
+       simhash(pg_temp.strip_markup(a.html)) <-> simhash(pg_temp.strip_markup(b.html)) > 20 AS unrelated_stripped_far,
+       simhash(a.html) <-> simhash(replace(a.html, '<br>', '')) > 20 AS same_text_without_br_far,
+       simhash(pg_temp.strip_markup(a.html)) <-> simhash(pg_temp.strip_markup(o.html)) AS other_template_stripped
+  FROM pages a, pages b, other_template o WHERE a.p = 1 AND b.p = 2;
 
 -- Unicode simple case folding covers every cased script: Romanian,
 -- Vietnamese, Azerbaijani, polytonic Greek capitals fold like English ones
