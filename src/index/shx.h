@@ -336,6 +336,18 @@ bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
 bool shi_leaf_layout_ok(Page page);
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);
 
+/* (key, packed tid) pairs sorted within a memory budget, spilling to disk (shx_pair_sort.cpp) */
+typedef struct ShiPairSort {
+    struct Tuplesortstate *sort;
+    struct TupleTableSlot *in, *out;
+} ShiPairSort;
+void shi_pair_sort_begin(ShiPairSort *s, int work_mem_kb, bool by_tid_too, bool rescan);
+void shi_pair_sort_put(ShiPairSort *s, uint64 key, uint64 tid);
+void shi_pair_sort_perform(ShiPairSort *s);
+bool shi_pair_sort_next(ShiPairSort *s, uint64 *key, uint64 *tid);
+void shi_pair_sort_rescan(ShiPairSort *s);
+void shi_pair_sort_end(ShiPairSort *s);
+
 /* the rows with a NULL indexed value, for scans without a search key (shx_nulls.cpp) */
 int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids);
 

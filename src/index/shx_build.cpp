@@ -5,8 +5,8 @@
  * One heap scan collects (fingerprint, tid) pairs.  While they fit in
  * maintenance_work_mem they stay in one array of 16-byte pairs that is
  * re-keyed and sorted in place once per partition; past that, they go to one
- * tuplesort per partition (each given maintenance_work_mem / blocks), which
- * spills to disk.  Sorted keys are written to leaf pages left to right at
+ * tuplesort per partition (each given maintenance_work_mem / blocks,
+ * shx_pair_sort.cpp), which spills to disk.  Sorted keys are written to leaf pages left to right at
  * the fillfactor, then the directory is filled, then the whole relation is
  * WAL-logged with log_newpage_range (as pgvector does).
  */
@@ -24,9 +24,9 @@ extern "C" {
 #include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
+#include "storage/buffile.h"
 #include "storage/smgr.h"
 #include "utils/memutils.h"
-#include "utils/tuplesort.h"
 #include "access/xloginsert.h"
 }
 
@@ -37,44 +37,40 @@ struct BuildState {
     simhash::KeyTid *items;  // in-memory mode: (fp, tid)
     Size nitems;
     Size maxitems;
-    Tuplesortstate *sorts[SHI_MAX_PARTS];  // spill mode
-    TupleDesc tdesc;
-    TupleTableSlot *slot;   /* virtual, to put */
-    TupleTableSlot *rslot;  /* minimal tuple, to get */
+    ShiPairSort sorts[SHI_MAX_PARTS];  // spill mode, by key
     double indtuples;
     MemoryContext tmpcxt;
 };
 
-void put_sorted(BuildState *bs, int p, uint64 key, uint64 tid) {
-    TupleTableSlot *slot = bs->slot;
-    ExecClearTuple(slot);
-    slot->tts_values[0] = Int64GetDatum((int64) (key ^ (UINT64CONST(1) << 63)));
-    slot->tts_values[1] = Int64GetDatum((int64) tid);
-    slot->tts_isnull[0] = slot->tts_isnull[1] = false;
-    ExecStoreVirtualTuple(slot);
-    tuplesort_puttupleslot(bs->sorts[p], slot);
-}
-
+/*
+ * Past maintenance_work_mem the pairs go to the tuplesorts, which get
+ * maintenance_work_mem between them.  The full array is first written to a
+ * temporary file and freed, then read back into them: copying it across
+ * directly held both at once (2.3 times the setting at the peak).
+ */
 void start_spill(BuildState *bs) {
-    bs->tdesc = CreateTemplateTupleDesc(2);
-    TupleDescInitEntry(bs->tdesc, 1, "key", INT8OID, -1, 0);
-    TupleDescInitEntry(bs->tdesc, 2, "tid", INT8OID, -1, 0);
-    bs->slot = MakeSingleTupleTableSlot(bs->tdesc, &TTSOpsVirtual);
-    bs->rslot = MakeSingleTupleTableSlot(bs->tdesc, &TTSOpsMinimalTuple);
-    int mem = Max(maintenance_work_mem / bs->st.nparts, 1024);
-    for (int p = 0; p < bs->st.nparts; p++) {
-        AttrNumber att = 1;
-        Oid op = Int8LessOperator;
-        Oid coll = InvalidOid;
-        bool nf = false;
-        bs->sorts[p] = tuplesort_begin_heap(bs->tdesc, 1, &att, &op, &coll, &nf, mem, NULL, TUPLESORT_NONE);
-    }
-    for (Size i = 0; i < bs->nitems; i++)
-        for (int p = 0; p < bs->st.nparts; p++)
-            put_sorted(bs, p, simhash::rotl64(bs->items[i].key, bs->st.rot[p]), bs->items[i].tid);
+    Size n = bs->nitems;
+    BufFile *file = BufFileCreateTemp(false);
+    BufFileWrite(file, bs->items, n * sizeof(simhash::KeyTid));
     pfree(bs->items);
     bs->items = NULL;
     bs->nitems = 0;
+    int mem = Max(maintenance_work_mem / bs->st.nparts, 1024);
+    for (int p = 0; p < bs->st.nparts; p++) shi_pair_sort_begin(&bs->sorts[p], mem, false, false);
+    if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
+        ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind the index build's temporary file")));
+    simhash::KeyTid chunk[1024];
+    for (Size done = 0; done < n;) {
+        Size want = Min((Size) lengthof(chunk), n - done);
+        if (BufFileRead(file, chunk, want * sizeof(simhash::KeyTid)) != want * sizeof(simhash::KeyTid))
+            ereport(ERROR, (errcode_for_file_access(), errmsg("could not read the index build's temporary file")));
+        for (Size i = 0; i < want; i++)
+            for (int p = 0; p < bs->st.nparts; p++)
+                shi_pair_sort_put(&bs->sorts[p], simhash::rotl64(chunk[i].key, bs->st.rot[p]), chunk[i].tid);
+        done += want;
+        CHECK_FOR_INTERRUPTS();
+    }
+    BufFileClose(file);
 }
 
 void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull, bool tupleIsAlive,
@@ -100,7 +96,8 @@ void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull
         }
     }
     if (bs->items == NULL)
-        for (int p = 0; p < bs->st.nparts; p++) put_sorted(bs, p, simhash::rotl64(fp, bs->st.rot[p]), shi_pack_tid(tid));
+        for (int p = 0; p < bs->st.nparts; p++)
+            shi_pair_sort_put(&bs->sorts[p], simhash::rotl64(fp, bs->st.rot[p]), shi_pack_tid(tid));
     bs->indtuples += 1;
 }
 
@@ -321,13 +318,10 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
             while (merge.next(&item)) writer_add_counted(&w, item.key, item.tid, &done);
             pfree(heap);
         } else {
-            tuplesort_performsort(bs.sorts[p]);
-            while (tuplesort_gettupleslot(bs.sorts[p], true, false, bs.rslot, NULL)) {
-                slot_getallattrs(bs.rslot);
-                uint64 key = (uint64) DatumGetInt64(bs.rslot->tts_values[0]) ^ (UINT64CONST(1) << 63);
-                writer_add_counted(&w, key, (uint64) DatumGetInt64(bs.rslot->tts_values[1]), &done);
-            }
-            tuplesort_end(bs.sorts[p]);
+            shi_pair_sort_perform(&bs.sorts[p]);
+            uint64 key, tid;
+            while (shi_pair_sort_next(&bs.sorts[p], &key, &tid)) writer_add_counted(&w, key, tid, &done);
+            shi_pair_sort_end(&bs.sorts[p]);
         }
         writer_finish(&w);
         meta.first_leaf[p] = w.blks[0];
@@ -338,8 +332,6 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     }
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
     if (bs.items) pfree(bs.items);
-    if (bs.slot) ExecDropSingleTupleTableSlot(bs.slot);
-    if (bs.rslot) ExecDropSingleTupleTableSlot(bs.rslot);
 
     mbuf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
     LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);

@@ -19,6 +19,8 @@
 
 #include "mih_probe.hpp"
 
+#include <algorithm>
+
 extern "C" {
 #include "access/table.h"
 #include "access/xlog.h"
@@ -45,9 +47,19 @@ namespace {
     ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED), errmsg(__VA_ARGS__)))
 
 struct ChainResult {
-    simhash::KeyTid *items; /* (key, packed tid) */
     uint64 n;
     uint64 npages;
+};
+
+/*
+ * Takes each leaf's entries, (key, packed tid) in page order, as the walk
+ * reads them; a partition's pages come in key order, so only the entries
+ * of one page need sorting.  Passing them on page by page keeps the memory
+ * of both functions independent of the index's size (they used to copy
+ * every entry of a partition, or of all of them, into one array).
+ */
+struct PageSink {
+    void (*take)(PageSink *self, simhash::KeyTid *items, int n);
 };
 
 /*
@@ -57,13 +69,12 @@ struct ChainResult {
  * link past nblocks is first checked against the index's size now.
  */
 ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, BlockNumber nblocks, uint64 *los,
-                       bool *is_leaf) {
+                       bool *is_leaf, PageSink *sink) {
     const char *name = RelationGetRelationName(index);
     ChainResult r;
-    uint64 cap = 1024;
-    r.items = (simhash::KeyTid *) MemoryContextAllocHuge(CurrentMemoryContext, cap * sizeof(simhash::KeyTid));
     r.n = 0;
     r.npages = 0;
+    simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
     BlockNumber blk = st->first_leaf[p];
     uint64 prev_hi = 0;
     /* skips not yet reached: every page up to its target must share the hi of the page it starts on */
@@ -119,27 +130,24 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
                 is_leaf[blk] = true;
             }
         }
-        int n = 0;
-        shi_leaf_foreach(page, [&](uint64, ItemPointer) { n++; });
-        if (r.n + n > cap) {
-            while (r.n + n > cap) cap *= 2;
-            r.items = (simhash::KeyTid *) repalloc_huge(r.items, cap * sizeof(simhash::KeyTid));
-        }
         int i = 0;
         shi_leaf_foreach(page, [&](uint64 key, ItemPointer tid) {
             if (verify && (key < op->lo || key > op->hi))
                 CORRUPT("index \"%s\" block %u: entry %d key %llx outside [%llx, %llx]", name, blk, i,
                         (unsigned long long) key, (unsigned long long) op->lo, (unsigned long long) op->hi);
             if (verify && !ItemPointerIsValid(tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
-            r.items[r.n].key = key;
-            r.items[r.n].tid = shi_pack_tid(tid);
-            r.n++;
+            if (i == SHI_MAX_LEAF_ENTRIES) CORRUPT("index \"%s\" block %u holds more entries than a page can", name, blk);
+            items[i].key = key;
+            items[i].tid = shi_pack_tid(tid);
             i++;
         });
+        r.n += i;
         prev_hi = op->hi;
         blk = op->right;
         UnlockReleaseBuffer(buf);
+        if (sink) sink->take(sink, items, i);
     }
+    pfree(items);
     if (nopen > 0)
         CORRUPT("index \"%s\" block %u: its skip names block %u, which is not to its right in partition %d", name,
                 open[0].from, open[0].target, p);
@@ -147,30 +155,61 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
     return r;
 }
 
-struct HeapCheckState {
-    simhash::KeyTid *items; /* (fp, tid) sorted */
-    uint64 n;
-    const char *name;
-    int part;
-    int nparts; /* in element 0 */
+/* the heap's rows as (fingerprint, tid), for heapallindexed */
+void heap_row_callback(Relation, ItemPointer tid, Datum *values, bool *isnull, bool, void *state) {
+    if (isnull[0]) return;
+    shi_pair_sort_put((ShiPairSort *) state, DatumGetSimhash(values[0]), shi_pack_tid(tid));
+}
+
+/* a partition's entries as (fingerprint, tid), into a sort */
+struct SortSink {
+    PageSink base;
+    ShiPairSort *sort;
+    int rot;
 };
 
-void heap_check_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull, bool tupleIsAlive, void *state) {
-    HeapCheckState *parts = (HeapCheckState *) state;
-    if (isnull[0]) return;
-    simhash::KeyTid want = {DatumGetSimhash(values[0]), shi_pack_tid(tid)};
-    for (int p = 0; p < parts[0].nparts; p++) {
-        HeapCheckState *hs = &parts[p];
-        uint64 lo = 0, hi = hs->n;
-        while (lo < hi) {
-            uint64 mid = (lo + hi) / 2;
-            const simhash::KeyTid &m = hs->items[mid];
-            if (m.key < want.key || (m.key == want.key && m.tid < want.tid)) lo = mid + 1;
-            else hi = mid;
+void sort_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
+    SortSink *s = (SortSink *) self;
+    for (int i = 0; i < n; i++) shi_pair_sort_put(s->sort, simhash::rotr64(items[i].key, s->rot), items[i].tid);
+}
+
+/* Every heap row is among partition p's entries; both streams sorted by (fingerprint, tid). */
+void check_heap_rows_in(const char *name, int p, ShiPairSort *heap_rows, ShiPairSort *entries) {
+    uint64 ek = 0, et = 0, hk, ht;
+    bool have = shi_pair_sort_next(entries, &ek, &et);
+    uint64 n = 0;
+    while (shi_pair_sort_next(heap_rows, &hk, &ht)) {
+        while (have && (ek < hk || (ek == hk && et < ht))) have = shi_pair_sort_next(entries, &ek, &et);
+        if (!have || ek != hk || et != ht) {
+            ItemPointerData tid;
+            shi_unpack_tid(ht, &tid);
+            CORRUPT("index \"%s\" partition %d lacks heap tuple (%u,%u) with fingerprint %016llx", name, p,
+                    ItemPointerGetBlockNumber(&tid), ItemPointerGetOffsetNumber(&tid), (unsigned long long) hk);
         }
-        if (lo >= hs->n || hs->items[lo].key != want.key || hs->items[lo].tid != want.tid)
-            CORRUPT("index \"%s\" partition %d lacks heap tuple (%u,%u) with fingerprint %016llx", hs->name, p,
-                    ItemPointerGetBlockNumber(tid), ItemPointerGetOffsetNumber(tid), (unsigned long long) want.key);
+        if ((++n & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
+    }
+}
+
+/* simhash_index_stats: one partition's block values, counted as the sorted pages stream by */
+struct BucketSink {
+    PageSink base;
+    int width;
+    uint64 *vals; /* one page's block values */
+    uint64 distinct, largest, run, last;
+};
+
+void bucket_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
+    BucketSink *b = (BucketSink *) self;
+    for (int i = 0; i < n; i++) b->vals[i] = b->width >= 64 ? items[i].key : items[i].key >> (64 - b->width);
+    std::sort(b->vals, b->vals + n);
+    for (int i = 0; i < n; i++) {
+        if (b->distinct == 0 || b->vals[i] != b->last) {
+            b->distinct++;
+            b->run = 0;
+            b->last = b->vals[i];
+        }
+        b->run++;
+        b->largest = Max(b->largest, b->run);
     }
 }
 
@@ -231,12 +270,39 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
     ShiState st = *shi_get_state(index);
     BlockNumber nblocks = RelationGetNumberOfBlocks(index);
     uint64 *los = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * nblocks);
-    HeapCheckState parts[SHI_MAX_PARTS];
-    memset(parts, 0, sizeof(parts));
+    /*
+     * With heapallindexed the heap's rows and then each partition's entries
+     * are sorted by (fingerprint, tid) and compared as two streams; each
+     * sort keeps to half of maintenance_work_mem and spills past it, as
+     * amcheck keeps its Bloom filter to maintenance_work_mem.  (The rows
+     * used to be held in memory, 16 bytes a row per partition.)
+     */
+    int sort_mem = Max(maintenance_work_mem / 2, 1024);
+    ShiPairSort heap_rows;
+    if (heapallindexed) {
+        IndexInfo *ii = BuildIndexInfo(index);
+        /*
+         * On a primary, ShareLock leaves no other transaction's insert in
+         * progress, and the heap is read as a build reads it.  On a standby
+         * replay may have paused between a row's heap record and its index
+         * records, so only the rows an MVCC snapshot sees are required (as
+         * amcheck's bt_index_check does): a committed row's index records
+         * come before its commit record.  Reading in-progress rows there
+         * reported rows still being inserted as missing, after one WARNING
+         * per such row.
+         */
+        if (RecoveryInProgress()) ii->ii_Concurrent = true; /* an MVCC read, not SnapshotAny */
+        shi_pair_sort_begin(&heap_rows, sort_mem, true, true);
+        table_index_build_scan(heap, index, ii, true, false, heap_row_callback, &heap_rows, NULL);
+        shi_pair_sort_perform(&heap_rows);
+    }
     for (int p = 0; p < st.nparts; p++) {
         bool *is_leaf = (bool *) MemoryContextAllocHuge(CurrentMemoryContext, nblocks);
         memset(is_leaf, 0, nblocks);
-        ChainResult r = walk_chain(index, &st, p, true, nblocks, los, is_leaf);
+        ShiPairSort entries;
+        SortSink sink = {{sort_sink_take}, &entries, st.rot[p]};
+        if (heapallindexed) shi_pair_sort_begin(&entries, sort_mem, true, false);
+        walk_chain(index, &st, p, true, nblocks, los, is_leaf, heapallindexed ? &sink.base : NULL);
         /* directory */
         uint32 ndir = (SHI_DIR_SLOTS + st.dir_slots_per_page - 1) / st.dir_slots_per_page;
         for (uint32 d = 0; d < ndir; d++) {
@@ -258,32 +324,14 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
             UnlockReleaseBuffer(buf);
         }
         pfree(is_leaf);
-        /* (fingerprint, tid) sorted, for the heap check */
-        for (uint64 i = 0; i < r.n; i++) r.items[i].key = simhash::rotr64(r.items[i].key, st.rot[p]);
-        simhash::sort_key_tids(r.items, r.n);
-        parts[p].items = r.items;
-        parts[p].n = r.n;
-    }
-    if (heapallindexed) {
-        IndexInfo *ii = BuildIndexInfo(index);
-        for (int p = 0; p < st.nparts; p++) {
-            parts[p].name = name;
-            parts[p].part = p;
+        if (heapallindexed) {
+            shi_pair_sort_perform(&entries);
+            if (p > 0) shi_pair_sort_rescan(&heap_rows);
+            check_heap_rows_in(name, p, &heap_rows, &entries);
+            shi_pair_sort_end(&entries);
         }
-        parts[0].nparts = st.nparts;
-        /*
-         * On a primary, ShareLock leaves no other transaction's insert in
-         * progress, and the heap is read as a build reads it.  On a standby
-         * replay may have paused between a row's heap record and its index
-         * records, so only the rows an MVCC snapshot sees are required (as
-         * amcheck's bt_index_check does): a committed row's index records
-         * come before its commit record.  Reading in-progress rows there
-         * reported rows still being inserted as missing, after one WARNING
-         * per such row.
-         */
-        if (RecoveryInProgress()) ii->ii_Concurrent = true; /* an MVCC read, not SnapshotAny */
-        table_index_build_scan(heap, index, ii, true, false, heap_check_callback, parts, NULL);
     }
+    if (heapallindexed) shi_pair_sort_end(&heap_rows);
     index_close(index, mode);
     table_close(heap, mode);
     PG_RETURN_VOID();
@@ -296,20 +344,12 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     Relation heap;
     Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, "simhash_index_stats");
     ShiState st = *shi_get_state(index);
+    uint64 *vals = (uint64 *) palloc(sizeof(uint64) * SHI_MAX_LEAF_ENTRIES);
     for (int p = 0; p < st.nparts; p++) {
-        ChainResult r = walk_chain(index, &st, p, false, RelationGetNumberOfBlocks(index), NULL, NULL);
         int w = st.width[p];
-        for (uint64 i = 0; i < r.n; i++) r.items[i].key = w >= 64 ? r.items[i].key : r.items[i].key >> (64 - w);
-        simhash::sort_key_tids(r.items, r.n);
-        uint64 distinct = 0, largest = 0, run = 0;
-        for (uint64 i = 0; i < r.n; i++) {
-            if (i == 0 || r.items[i].key != r.items[i - 1].key) {
-                distinct++;
-                run = 0;
-            }
-            run++;
-            largest = Max(largest, run);
-        }
+        BucketSink sink = {{bucket_sink_take}, w, vals, 0, 0, 0, 0};
+        ChainResult r = walk_chain(index, &st, p, false, RelationGetNumberOfBlocks(index), NULL, NULL, &sink.base);
+        uint64 distinct = sink.distinct, largest = sink.largest;
         Datum values[7];
         bool nulls[7] = {false, false, false, false, false, false, false};
         values[0] = Int32GetDatum(p);
@@ -320,8 +360,8 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
         values[5] = Int64GetDatum((int64) largest);
         values[6] = Float8GetDatum(distinct ? (double) r.n / distinct : 0.0);
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
-        pfree(r.items);
     }
+    pfree(vals);
     index_close(index, AccessShareLock);
     table_close(heap, AccessShareLock);
     return (Datum) 0;
