@@ -102,6 +102,23 @@ EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp = '0123456789abcdef';
 EXPLAIN (COSTS OFF) SELECT id FROM docs ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
 -- ... and a sequential scan when the radius makes the index useless
 EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcdef', 40);
+-- % estimates its rows from simhash.threshold as simhash_within does from
+-- its radius (% used to say 0.1% of the table whatever the threshold: about 5
+-- rows here at threshold 40, where nearly every row matches).
+CREATE FUNCTION pg_temp.estimated_rows(stmt text) RETURNS float8 LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (FORMAT JSON) ' || stmt INTO plan;
+    RETURN (plan->0->'Plan'->>'Plan Rows')::float8;
+END $$;
+SET simhash.threshold = 40;
+SELECT pg_temp.estimated_rows($$SELECT id FROM docs WHERE fp % '0123456789abcdef'$$) > (SELECT count(*) / 2 FROM docs) AS most_rows,
+       pg_temp.estimated_rows($$SELECT id FROM docs WHERE fp % '0123456789abcdef'$$) =
+       pg_temp.estimated_rows($$SELECT id FROM docs WHERE simhash_within(fp, '0123456789abcdef', 40)$$) AS as_within;
+EXPLAIN (COSTS OFF) SELECT id FROM docs WHERE fp % '0123456789abcdef';
+RESET simhash.threshold;
+SELECT pg_temp.estimated_rows($$SELECT id FROM docs WHERE fp % '0123456789abcdef'$$) AS rows_at_threshold_3,
+       pg_temp.estimated_rows($$SELECT 1 FROM docs a JOIN docs b ON a.fp % b.fp$$) < 1000 AS self_join_few_rows;
 -- index-only scan: the index returns the fingerprint itself
 VACUUM docs;
 SET enable_bitmapscan = off;
@@ -251,6 +268,15 @@ SELECT id FROM repeated WHERE simhash_within(fp, 'c0ffff0000000002', 1) ORDER BY
 -- duplicate?" stops at the first, not after all 33,001.
 SET enable_bitmapscan = off;
 SELECT pg_temp.statement_buffers($$SELECT 1 FROM repeated WHERE fp % 'c0ffee00c0ffee01' LIMIT 1$$) < 20 AS first_match_reads_few_pages;
+-- = and small radii probe only the partitions the pigeonhole needs (one
+-- for =, r + 1 for a radius r below the 4 blocks), and = only its own key:
+-- these fingerprints share their last blocks with the 33,001 stored ones,
+-- whose pages every partition used to read (about 70 each).
+SELECT pg_temp.statement_buffers($$SELECT 1 FROM repeated WHERE fp = 'aaaaee00c0ffee00'$$) < 20 AS equality_reads_few_pages,
+       pg_temp.statement_buffers($$SELECT 1 FROM repeated WHERE simhash_within(fp, 'aaaaee00c0ffee00', 0)$$) < 20 AS radius_0_reads_few_pages,
+       pg_temp.statement_buffers($$SELECT 1 FROM repeated WHERE simhash_within(fp, 'aaaaeeeec0ffee00', 1)$$) < 20 AS radius_1_reads_few_pages;
+SELECT count(*) FROM repeated WHERE fp = 'aaaaee00c0ffee00' OR simhash_within(fp, 'aaaaeeeec0ffee00', 1);
+SELECT count(*) FROM repeated WHERE simhash_within(fp, 'c0ffee00c0ffee03', 2);
 RESET enable_bitmapscan;
 RESET enable_seqscan;
 DROP TABLE repeated;

@@ -143,10 +143,16 @@ COMMENT ON OPERATOR @extschema@.<->(@extschema@.simhash, @extschema@.simhash) IS
 CREATE FUNCTION @extschema@.simhash_similar_op(@extschema@.simhash, @extschema@.simhash) RETURNS boolean
     AS 'MODULE_PATHNAME', 'simhash_similar_op' LANGUAGE C STABLE STRICT PARALLEL SAFE LEAKPROOF;
 
+-- Row estimates of %: the share of random fingerprints within simhash.threshold (so STABLE).
+CREATE FUNCTION @extschema@.simhash_similar_sel(internal, oid, internal, integer) RETURNS float8
+    AS 'MODULE_PATHNAME', 'simhash_similar_sel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_similar_joinsel(internal, oid, internal, smallint, internal) RETURNS float8
+    AS 'MODULE_PATHNAME', 'simhash_similar_joinsel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+
 CREATE OPERATOR @extschema@.% (
     LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash,
     PROCEDURE = @extschema@.simhash_similar_op, COMMUTATOR = OPERATOR(@extschema@.%),
-    RESTRICT = contsel, JOIN = contjoinsel
+    RESTRICT = @extschema@.simhash_similar_sel, JOIN = @extschema@.simhash_similar_joinsel
 );
 COMMENT ON OPERATOR @extschema@.%(@extschema@.simhash, @extschema@.simhash)
     IS 'true when the Hamming distance is at most simhash.threshold';

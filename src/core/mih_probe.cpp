@@ -2,6 +2,7 @@
 #include "mih_probe.hpp"
 
 #include <algorithm>
+#include <cmath>
 
 namespace simhash {
 
@@ -14,6 +15,12 @@ uint64_t binomial_saturated(int n, int k) noexcept {
         if (r > UINT64_MAX) return UINT64_MAX;
     }
     return static_cast<uint64_t>(r);
+}
+
+double uniform_within_share(int r) noexcept {
+    double s = 0;
+    for (int i = 0; i <= r && i <= 64; i++) s += std::ldexp(static_cast<double>(binomial_saturated(64, i)), -64);
+    return std::min(1.0, s);
 }
 
 uint64_t probes_within(int w, int t) noexcept {

@@ -47,6 +47,11 @@ inline void block_key_range(uint64_t b, int w, uint64_t* lo, uint64_t* hi) noexc
 // C(n, k), saturating at UINT64_MAX (n <= 64).
 uint64_t binomial_saturated(int n, int k) noexcept;
 
+// Share of uniformly random 64-bit fingerprints within r bits of a given
+// one: the planner's estimate for radius r (the search index cost, % and
+// simhash_within).
+double uniform_within_share(int r) noexcept;
+
 // Number of w-bit values within (<=) t bits of a given one, saturating.
 uint64_t probes_within(int w, int t) noexcept;
 
@@ -91,13 +96,25 @@ inline ProbeStep first_probe_step(uint64_t diff, const uint64_t* masks, int npar
     }
     return s;
 }
-// Radius search probes every partition with the block values within t bits
-// of the query's, partition after partition; a row turns up in each
-// partition where its block is that close.  It is new in partition part
-// unless an earlier partition already reached it.
-inline bool reached_in_earlier_partition(uint64_t diff, const uint64_t* masks, int part, int t) noexcept {
+// Radius search, for radius r = nparts * t + a (0 <= a < nparts): a row
+// within r differs in at most t bits in one of the first a + 1 partitions,
+// or in at most t - 1 bits in one of the others (else it would differ in at
+// least (a + 1)(t + 1) + (nparts - a - 1) t = r + 1 bits; Norouzi et al.,
+// multi-index hashing).  So partition p is probed with the block values
+// within this many bits of the query's, none when it is -1: radius 0 probes
+// one partition, radius 1 two, and radius 5 at four partitions probes two
+// within 1 bit and two within 0.
+inline int radius_probe_level(int r, int nparts, int p) noexcept {
+    int t = r / nparts, a = r % nparts;
+    return p <= a ? t : t - 1;
+}
+
+// A row turns up in each partition where its block is within that
+// partition's level; it is new in partition part unless an earlier
+// partition already reached it.
+inline bool reached_in_earlier_partition(uint64_t diff, const uint64_t* masks, int part, int r, int nparts) noexcept {
     for (int p = 0; p < part; p++)
-        if (__builtin_popcountll(diff & masks[p]) <= t) return true;
+        if (__builtin_popcountll(diff & masks[p]) <= radius_probe_level(r, nparts, p)) return true;
     return false;
 }
 

@@ -15,9 +15,12 @@
  * (block p moved to the top bits; src/core/mih_probe.hpp).  All fingerprints
  * whose block p equals b form one contiguous key range, and the key still
  * holds the whole fingerprint, so candidates are verified inside the index:
- * no heap visit, no recheck, index-only scans work.  A radius-r query probes,
- * in every partition, the key range of every block value within t bits of
- * q's block (sum_{i<=t} C(width, i) probes per partition), keeps the entries
+ * no heap visit, no recheck, index-only scans work.  A radius-r query, with
+ * r = blocks * t + a, probes in partitions 0..a the key range of every block
+ * value within t bits of q's block and in the others within t - 1 bits (a
+ * row within r is that close in one of them: multi-index hashing's sharper
+ * pigeonhole, simhash::radius_probe_level; so r < blocks probes r + 1
+ * partitions at q's block value alone, and r = 0 only q's own key), keeps the entries
  * within distance r, and takes each in the first partition whose probes
  * reach it (a row near q is usually found in several; its own bits tell
  * which came first, so no set of tids is kept and a bitmap scan can add

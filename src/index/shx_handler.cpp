@@ -113,13 +113,6 @@ int clause_radius(IndexOptInfo *index, RestrictInfo *rinfo) {
 
 }  // namespace
 
-/* Fraction of uniformly random fingerprints within radius r of a given one. */
-static double radius_selectivity(int r) {
-    double s = 0;
-    for (int i = 0; i <= r && i <= 64; i++) s += ldexp((double) simhash::binomial_saturated(64, i), -64);
-    return Min(1.0, s);
-}
-
 void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *indexStartupCost,
                       Cost *indexTotalCost, Selectivity *indexSelectivity, double *indexCorrelation,
                       double *indexPages) {
@@ -157,9 +150,14 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
         /* KNN or a full index scan: assume KNN needs levels 0 and 1 */
         probes = path->indexorderbys != NIL ? nparts * (double) simhash::probes_within(width, 1) : 1e30;
     } else {
-        probes = nparts * (double) simhash::probes_within(width, radius / nparts);
+        probes = 0; /* as the scan probes: radius_probe_level */
+        for (int p = 0; p < nparts; p++) {
+            int level = simhash::radius_probe_level(radius, nparts, p);
+            if (level >= 0) probes += (double) simhash::probes_within(width, level);
+        }
     }
-    double per_block = tuples / ldexp(1.0, width);
+    /* rows per probed key range: a block value's, or at radius 0 the one key's */
+    double per_block = any && radius == 0 ? 1.0 : tuples / ldexp(1.0, width);
     pages = probes * (1.0 + per_block / per_page);
     if (pages > leafpages) pages = leafpages; /* one partition read whole */
     double entries = pages * per_page;
@@ -173,7 +171,7 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     /* with no condition the scan ends with a heap pass for the NULL rows (shx_nulls.cpp) */
     if (!any) *indexTotalCost += index->rel->pages * seq_page_cost + index->rel->tuples * cpu_tuple_cost;
     /* uniformly random fingerprints within the smallest radius, but at least one row */
-    *indexSelectivity = any ? Max(radius_selectivity(radius), 1.0 / tuples) : 1.0;
+    *indexSelectivity = any ? Max(simhash::uniform_within_share(radius), 1.0 / tuples) : 1.0;
     *indexCorrelation = 0;
     *indexPages = pages;
 }
@@ -289,7 +287,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
         if (list_length(req->args) == 3) {
             Node *r = estimate_expression_value(req->root, (Node *) lthird(req->args));
             if (IsA(r, Const) && !((Const *) r)->constisnull)
-                sel = Max(radius_selectivity(Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)))), 1e-6);
+                sel = Max(simhash::uniform_within_share(Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)))), 1e-6);
         }
         req->selectivity = sel;
         PG_RETURN_POINTER(req);

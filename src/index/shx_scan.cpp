@@ -81,7 +81,7 @@ struct ShiScanOpaque {
     /* the page filter: entries within filter_r of filter_q (radius search) */
     uint64 filter_q;
     int filter_r;
-    int radius_t;            /* radius search: per-block radius probed, -1 for a whole-partition read */
+    int probe_r;             /* radius search by probes of radius_probe_level(probe_r, ...); -1: a whole-partition read */
     TIDBitmap *tbm;          /* amgetbitmap: matches go straight into it */
     int64 ntids;
     /* radius search as a stream (radius_begin / radius_step) */
@@ -206,8 +206,8 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
         ItemPointer tid = &so->near[i].tid;
         if (!so->knn) {
             /* a row is reached in every partition where its block is close enough; take it in the first */
-            if (so->radius_t >= 0 &&
-                simhash::reached_in_earlier_partition(fp ^ so->filter_q, so->st.mask, part, so->radius_t))
+            if (so->probe_r >= 0 &&
+                simhash::reached_in_earlier_partition(fp ^ so->filter_q, so->st.mask, part, so->probe_r, so->st.nparts))
                 continue;
             if (so->tbm != NULL) {
                 tbm_add_tuples(so->tbm, tid, 1, false);
@@ -360,7 +360,7 @@ void full_scan(Relation index, ShiScanOpaque *so) {
 void radius_begin(Relation index, ShiScanOpaque *so) {
     so->filter_q = 0;
     so->filter_r = 64;
-    so->radius_t = -1;
+    so->probe_r = -1;
     so->stream_part = 0;
     so->stream_nparts = 1; /* partition 0 whole */
     so->walk_active = false;
@@ -370,12 +370,22 @@ void radius_begin(Relation index, ShiScanOpaque *so) {
         if (so->kr[i] < so->kr[best]) best = i;
     so->filter_q = so->kq[best];
     so->filter_r = so->kr[best];
-    int t = so->kr[best] / so->st.nparts;
+    /*
+     * The refined pigeonhole: fp = q and radius 0 probe one partition,
+     * radius r < blocks r + 1 of them, each at its block value alone (every
+     * partition used to be probed, at floor(r / blocks) bits).
+     */
+    int r = so->kr[best], nparts = so->st.nparts, probed = 0;
     double cost = 0;
-    for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::probes_within(so->st.width[p], t);
+    for (int p = 0; p < nparts; p++) {
+        int level = simhash::radius_probe_level(r, nparts, p);
+        if (level < 0) continue;
+        cost += (double) simhash::probes_within(so->st.width[p], level);
+        probed = p + 1;
+    }
     if (cost <= leaf_pages_per_part(index, &so->st)) {
-        so->radius_t = t;
-        so->stream_nparts = so->st.nparts;
+        so->probe_r = r;
+        so->stream_nparts = probed;
     }
 }
 
@@ -388,12 +398,22 @@ bool radius_step(Relation index, ShiScanOpaque *so) {
         }
         if (so->stream_part >= so->stream_nparts) return false;
         int p = so->stream_part++;
-        if (so->radius_t < 0) {
+        if (so->probe_r < 0) {
             walk_begin(&so->walk, 0, &kWholeLo, &kWholeHi, 1);
         } else {
             uint64 *lo, *hi;
             MemoryContext old = MemoryContextSwitchTo(so->cxt);
-            int64 n = probe_ranges(so, so->filter_q, p, 0, so->radius_t, &lo, &hi);
+            int64 n;
+            if (so->filter_r == 0) {
+                /* only the key itself can match: no need to read the rest of its block value's range */
+                lo = (uint64 *) palloc(sizeof(uint64));
+                hi = (uint64 *) palloc(sizeof(uint64));
+                *lo = *hi = simhash::rotl64(so->filter_q, so->st.rot[p]);
+                n = 1;
+            } else {
+                n = probe_ranges(so, so->filter_q, p, 0, simhash::radius_probe_level(so->probe_r, so->st.nparts, p),
+                                 &lo, &hi);
+            }
             MemoryContextSwitchTo(old);
             walk_begin(&so->walk, p, lo, hi, n);
         }

@@ -179,29 +179,48 @@ TEST(IndexMih, FirstProbeStepIsTheOnlyProbeThatCountsARow) {
 
 TEST(IndexMih, RadiusSearchCountsEachRowInOnePartition) {
     // Every row within radius r of q is reached by the probes of some
-    // partition (pigeonhole), and counted in exactly one of those.
+    // partition (the refined pigeonhole of radius_probe_level), and counted
+    // in exactly one of those; rows at exactly r bits are the tight case.
     std::mt19937_64 rng(29);
     for (int n : {1, 2, 3, 4, 5, 8, 16}) {
         BlockLayout l;
         ASSERT_TRUE(make_block_layout(n, &l));
         uint64_t masks[kMaxBlocks];
         for (int p = 0; p < n; p++) masks[p] = l.mask(p);
-        for (int r : {0, 3, 7, 12}) {
-            int t = per_block_radius(r, n);
-            for (int i = 0; i < 1000; i++) {
+        for (int r : {0, 1, 2, 3, 4, 5, 6, 7, 9, 12, 17, 64}) {
+            for (int i = 0; i < 2000; i++) {
                 uint64_t q = rng(), row = q;
-                int flips = static_cast<int>(rng() % (r + 1));
-                for (int f = 0; f < flips; f++) row ^= 1ull << (rng() % 64);
-                if (hamming_distance(row, q) > r) continue;
+                int want = i % 2 == 0 ? r : static_cast<int>(rng() % (r + 1));
+                while (hamming_distance(row, q) < want) {
+                    int bit = static_cast<int>(rng() % 64);
+                    if (((row ^ q) >> bit & 1) == 0) row ^= 1ull << bit;  // a bit still equal
+                }
                 int counted = 0;
                 for (int p = 0; p < n; p++) {
-                    bool probed = hamming_distance(l.value(row, p), l.value(q, p)) <= t;
-                    if (probed && !reached_in_earlier_partition(row ^ q, masks, p, t)) counted++;
+                    bool probed = hamming_distance(l.value(row, p), l.value(q, p)) <= radius_probe_level(r, n, p);
+                    if (probed && !reached_in_earlier_partition(row ^ q, masks, p, r, n)) counted++;
                 }
-                EXPECT_EQ(counted, 1) << "n=" << n << " r=" << r;
+                EXPECT_EQ(counted, 1) << "n=" << n << " r=" << r << " distance=" << want;
             }
         }
     }
+}
+
+TEST(IndexMih, RadiusProbeLevelsAreTheRefinedPigeonhole) {
+    // Radius 0 probes one partition exactly, radius 3 at four partitions
+    // probes all four exactly, radius 5 two within 1 bit and two exactly;
+    // the levels never exceed the plain floor(r / n) of every partition.
+    EXPECT_EQ(radius_probe_level(0, 4, 0), 0);
+    EXPECT_EQ(radius_probe_level(0, 4, 1), -1);
+    EXPECT_EQ(radius_probe_level(1, 4, 1), 0);
+    EXPECT_EQ(radius_probe_level(1, 4, 2), -1);
+    for (int p = 0; p < 4; p++) EXPECT_EQ(radius_probe_level(3, 4, p), 0);
+    EXPECT_EQ(radius_probe_level(5, 4, 0), 1);
+    EXPECT_EQ(radius_probe_level(5, 4, 1), 1);
+    EXPECT_EQ(radius_probe_level(5, 4, 2), 0);
+    for (int n : {1, 2, 3, 4, 5, 8, 16})
+        for (int r = 0; r <= 64; r++)
+            for (int p = 0; p < n; p++) EXPECT_LE(radius_probe_level(r, n, p), per_block_radius(r, n));
 }
 
 // The build sorts runs and merges them while writing leaves: the merge must
