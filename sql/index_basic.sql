@@ -281,6 +281,24 @@ RESET enable_bitmapscan;
 RESET enable_seqscan;
 DROP TABLE repeated;
 
+-- Many different fingerprints in one 16-bit block value: counter values
+-- (top 32 bits 0) inserted in order.  Every insert walked the block value's
+-- pages from the directory's leaf, more each time (quadratic); a walk now
+-- leaves starts for later ones in this backend (shx_hints.cpp).
+CREATE TABLE counter (id int, fp simhash);
+CREATE INDEX counter_fp ON counter USING simhash (fp);
+INSERT INTO counter SELECT g, simhash_from_bigint(g) FROM generate_series(1, 60000) g;
+SELECT pg_temp.statement_buffers($$INSERT INTO counter VALUES (60001, simhash_from_bigint(60001))$$) < 40 AS ascending_insert_touches_few_pages;
+SELECT pg_temp.statement_buffers($$INSERT INTO counter VALUES (0, simhash_from_bigint(31234))$$) < 40 AS insert_inside_touches_few_pages;
+SELECT simhash_index_check('counter_fp', true);
+SET enable_seqscan = off;
+SELECT pg_temp.statement_buffers($$SELECT 1 FROM counter WHERE fp = simhash_from_bigint(59000)$$) < 20 AS equality_reads_few_pages;
+SELECT count(*) FROM counter WHERE fp = simhash_from_bigint(31234);
+SELECT count(*) FROM counter WHERE simhash_within(fp, simhash_from_bigint(40000), 2);
+RESET enable_seqscan;
+SELECT count(*) FROM counter WHERE simhash_within(fp, simhash_from_bigint(40000), 2);
+DROP TABLE counter;
+
 -- Scans with no search condition return the rows whose fingerprint is NULL
 -- too, as a sequential scan does (the index stores none; they used to be
 -- left out): a whole-table KNN through a cursor, a generic plan whose LIMIT

@@ -74,7 +74,9 @@
  * search starts at the slot's page and moves right while hi < key
  * (Lehman-Yao).  That is why a split and the directory refresh after it can
  * be separate WAL records and why readers never need a directory lock longer
- * than one slot read.
+ * than one slot read.  For the same reason any leaf whose lo is below a key
+ * is a valid start for its walk: each backend keeps some it has passed in
+ * slots with many pages (shx_hints.cpp).
  *
  * Worked example, blocks = 4 (16-bit partitions), fp = 0x1234_5678_9abc_def0:
  *   partition 0: key = fp                       = 0x1234_5678_9abc_def0
@@ -284,6 +286,7 @@ typedef struct ShiState {
     BlockNumber dir_start[SHI_MAX_PARTS];
     BlockNumber first_leaf[SHI_MAX_PARTS];
     uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
+    struct ShiLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
 } ShiState;
 
 /* An entry of a leaf page near a query (shi_leaf_near_entries). */
@@ -328,6 +331,10 @@ int shi_reloption_fillfactor(Relation index);
 Buffer shi_new_buffer(Relation index);
 BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep = nullptr);
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode);
+
+/* backend-local walk starts inside a directory slot (shx_hints.cpp) */
+BlockNumber shi_hint_lookup(Relation index, int part, uint64 key);
+void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
 void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 

@@ -110,6 +110,9 @@ Buffer shi_new_buffer(Relation index) {
  * page.
  */
 BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep) {
+    /* nearer than the directory's leaf when an earlier walk through this slot left one */
+    BlockNumber hint = shi_hint_lookup(index, part, key);
+    if (hint != InvalidBlockNumber) return hint;
     uint32 slot = (uint32) (key >> (64 - SHI_DIR_BITS));
     BlockNumber dblk = st->dir_start[part] + slot / st->dir_slots_per_page;
     Buffer buf;
@@ -129,6 +132,9 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
     if (leaf == InvalidBlockNumber || leaf == 0) leaf = st->first_leaf[part];
     return leaf;
 }
+
+/* Every how many pages a walk records one as a start for later walks (shx_hints.cpp). */
+#define SHI_HINT_EVERY 4
 
 /* Pages of one hi an inserter passes before it records a skip over them. */
 #define SHI_SKIP_AFTER 8
@@ -181,6 +187,7 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
     uint64 run_hi = 0;
     int run_len = 0;
     bool arrived = true;
+    int steps = 0; /* pages moved right */
     for (;;) {
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, blk, SHI_LEAF);
@@ -188,6 +195,14 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         ShiPageOpaque *op = ShiPageGetOpaque(page);
         if (arrived) {
             arrived = false;
+            /*
+             * A long walk inside the key's directory slot leaves starts for
+             * the next ones (shx_hints.cpp); not inside a run of one key,
+             * which only its first page's skip passes quickly.
+             */
+            if (steps > 0 && steps % SHI_HINT_EVERY == 0 && op->hi < key && op->lo < op->hi &&
+                (op->lo >> (64 - SHI_DIR_BITS)) == (key >> (64 - SHI_DIR_BITS)))
+                shi_hint_add(index, part, op->lo, blk);
             if (run_first != InvalidBlockNumber && op->hi == run_hi) {
                 run_len++;
             } else {
@@ -222,6 +237,7 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         held = BUFFER_LOCK_SHARE;
         LockBuffer(buf, held);
         arrived = true;
+        steps++;
         CHECK_FOR_INTERRUPTS();
     }
 }
