@@ -10,7 +10,9 @@
  * every directory slot names a leaf of its partition whose lo is below the
  * slot value (or the leftmost leaf).  With heapallindexed, every heap tuple
  * the index build would index is present in every partition (on a standby,
- * every tuple an MVCC snapshot sees).  (Partitions
+ * every tuple an MVCC snapshot sees), found by merging the heap's rows and
+ * each partition's entries, both sorted by (fingerprint, tid) in tuplesorts
+ * that keep to maintenance_work_mem.  (Partitions
  * may legitimately differ by entries of rows whose inserting transaction
  * aborted or crashed between partitions; those rows are dead.)  Problems are reported as ERROR
  * (ERRCODE_INDEX_CORRUPTED).

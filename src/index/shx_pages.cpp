@@ -103,8 +103,10 @@ Buffer shi_new_buffer(Relation index) {
 }
 
 /*
- * The directory's hint for key in partition part: a leaf with lo < slot value
- * (or the leftmost).  With keep, the directory page stays pinned in *keep
+ * Where a walk for key in partition part starts: a leaf an earlier walk of
+ * this backend passed in the key's slot, with lo < key (shx_hints.cpp),
+ * else the directory's leaf for the slot, with lo < slot value (or the
+ * leftmost).  With keep, the directory page stays pinned in *keep
  * (InvalidBuffer at first; the caller releases it) for the next lookup, which
  * a scan probing hundreds of sorted block values usually makes on the same
  * page.
