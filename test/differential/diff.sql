@@ -29,6 +29,19 @@ BEGIN
     -- exact duplicates (many rows sharing one fingerprint, hence one block value everywhere)
     c := diff_rand_fp();
     INSERT INTO dt(fp) SELECT c FROM generate_series(1, n / 50);
+    PERFORM diff_add_deep(n / 5);
+END $$;
+
+-- n distinct fingerprints sharing their top 20 bits, half of them in
+-- ascending order: one directory slot of many pages, which inserts and
+-- lookups cross from backend-local starting points (src/index/shx_hints.cpp)
+CREATE OR REPLACE FUNCTION diff_add_deep(n int) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE
+    prefix bigint := floor(random() * 1048576)::bigint << 44;
+    start bigint := floor(random() * 1e12)::bigint;
+BEGIN
+    INSERT INTO dt(fp) SELECT (prefix | (start + g * 7919))::simhash FROM generate_series(1, n / 2) g;
+    INSERT INTO dt(fp) SELECT (prefix | floor(random() * 17592186044416)::bigint)::simhash FROM generate_series(1, n / 2);
 END $$;
 
 -- Answers a query through index scans only ('index'), bitmap scans only
