@@ -6,9 +6,9 @@
  * maintenance_work_mem they stay in one array of 16-byte pairs that is
  * re-keyed and sorted in place once per partition; past that, they go to one
  * tuplesort per partition (each given maintenance_work_mem / blocks,
- * shx_pair_sort.cpp), which spills to disk.  Sorted keys are written to leaf pages left to right at
- * the fillfactor, then the directory is filled, then the whole relation is
- * WAL-logged with log_newpage_range (as pgvector does).
+ * shx_pair_sort.cpp), which spills to disk.  Sorted keys are written to leaf
+ * pages left to right at the fillfactor, then the directory is filled, then
+ * the whole relation is WAL-logged with log_newpage_range (as pgvector does).
  */
 #include "shx.h"
 
@@ -18,10 +18,7 @@
 extern "C" {
 #include "access/tableam.h"
 #include "catalog/index.h"
-#include "catalog/pg_operator_d.h"
-#include "catalog/pg_type_d.h"
 #include "commands/progress.h"
-#include "executor/tuptable.h"
 #include "miscadmin.h"
 #include "pgstat.h"
 #include "storage/buffile.h"
