@@ -23,6 +23,18 @@ double uniform_within_share(int r) noexcept {
     return std::min(1.0, s);
 }
 
+double radius_probe_count(int r, int nparts, const int* widths, int* probed) noexcept {
+    double total = 0;
+    *probed = 0;
+    for (int p = 0; p < nparts; p++) {
+        int level = radius_probe_level(r, nparts, p);
+        if (level < 0) continue;
+        total += static_cast<double>(probes_within(widths[p], level));
+        *probed = p + 1;
+    }
+    return total;
+}
+
 uint64_t probes_within(int w, int t) noexcept {
     uint64_t total = 0;
     for (int i = 0; i <= t && i <= w; i++) {

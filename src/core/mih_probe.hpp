@@ -52,6 +52,14 @@ uint64_t binomial_saturated(int n, int k) noexcept;
 // simhash_within).
 double uniform_within_share(int r) noexcept;
 
+// The row estimate of % and simhash_within for radius r: that share, but at
+// least one in a million, as real collections hold near-duplicates that
+// uniform fingerprints would not.
+inline double radius_selectivity(int r) noexcept {
+    double s = uniform_within_share(r);
+    return s > 1e-6 ? s : 1e-6;
+}
+
 // Number of w-bit values within (<=) t bits of a given one, saturating.
 uint64_t probes_within(int w, int t) noexcept;
 
@@ -108,6 +116,11 @@ inline int radius_probe_level(int r, int nparts, int p) noexcept {
     int t = r / nparts, a = r % nparts;
     return p <= a ? t : t - 1;
 }
+
+// Block values a radius-r search probes in all, over nparts partitions of
+// widths[p] bits at radius_probe_level; *probed gets how many partitions
+// (from the first) it probes.
+double radius_probe_count(int r, int nparts, const int* widths, int* probed) noexcept;
 
 // A row turns up in each partition where its block is within that
 // partition's level; it is new in partition part unless an earlier

@@ -150,11 +150,9 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
         /* KNN or a full index scan: assume KNN needs levels 0 and 1 */
         probes = path->indexorderbys != NIL ? nparts * (double) simhash::probes_within(width, 1) : 1e30;
     } else {
-        probes = 0; /* as the scan probes: radius_probe_level */
-        for (int p = 0; p < nparts; p++) {
-            int level = simhash::radius_probe_level(radius, nparts, p);
-            if (level >= 0) probes += (double) simhash::probes_within(width, level);
-        }
+        int widths[SHI_MAX_PARTS], probed;
+        for (int p = 0; p < nparts; p++) widths[p] = width;
+        probes = simhash::radius_probe_count(radius, nparts, widths, &probed); /* as the scan probes */
     }
     /* rows per probed key range: a block value's, or at radius 0 the one key's */
     double per_block = any && radius == 0 ? 1.0 : tuples / ldexp(1.0, width);
@@ -287,7 +285,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
         if (list_length(req->args) == 3) {
             Node *r = estimate_expression_value(req->root, (Node *) lthird(req->args));
             if (IsA(r, Const) && !((Const *) r)->constisnull)
-                sel = Max(simhash::uniform_within_share(Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)))), 1e-6);
+                sel = simhash::radius_selectivity(Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue))));
         }
         req->selectivity = sel;
         PG_RETURN_POINTER(req);

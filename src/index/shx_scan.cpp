@@ -131,19 +131,24 @@ inline bool needs_heap_check(ShiScanOpaque *so, ItemPointer tid) {
     return so->check_visibility && !VM_ALL_VISIBLE(so->heap, ItemPointerGetBlockNumber(tid), &so->vmbuf);
 }
 
-void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
-    if (so->nhits == so->maxhits) {
-        so->maxhits = so->maxhits ? so->maxhits * 2 : 256;
+/* Appends a match to a growing array (the radius hits, or a KNN distance's bucket). */
+void append_hit(ShiScanOpaque *so, ShiHit **arr, int64 *n, int64 *cap, int64 first_cap, ItemPointer tid, uint64 fp,
+                int dist) {
+    if (*n == *cap) {
+        *cap = *cap ? *cap * 2 : first_cap;
         MemoryContext old = MemoryContextSwitchTo(so->cxt);
-        so->hits = so->hits ? (ShiHit *) repalloc_huge(so->hits, sizeof(ShiHit) * so->maxhits)
-                            : (ShiHit *) palloc(sizeof(ShiHit) * so->maxhits);
+        *arr = *arr ? (ShiHit *) repalloc_huge(*arr, sizeof(ShiHit) * *cap) : (ShiHit *) palloc(sizeof(ShiHit) * *cap);
         MemoryContextSwitchTo(old);
     }
-    ShiHit *h = &so->hits[so->nhits++];
+    ShiHit *h = &(*arr)[(*n)++];
     h->tid = *tid;
     h->fp = fp;
     h->dist = (uint8) dist;
     h->heap_check = needs_heap_check(so, tid);
+}
+
+void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
+    append_hit(so, &so->hits, &so->nhits, &so->maxhits, 256, tid, fp, dist);
 }
 
 /* Does fp satisfy every scan key?  Sets *dist to the distance used for ordering. */
@@ -161,18 +166,7 @@ inline bool matches(const ShiScanOpaque *so, uint64 fp, int *dist) {
 }
 
 void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
-    if (so->bn[dist] == so->bcap[dist]) {
-        so->bcap[dist] = so->bcap[dist] ? so->bcap[dist] * 2 : 64;
-        MemoryContext old = MemoryContextSwitchTo(so->cxt);
-        so->bucket[dist] = so->bucket[dist] ? (ShiHit *) repalloc_huge(so->bucket[dist], sizeof(ShiHit) * so->bcap[dist])
-                                            : (ShiHit *) palloc(sizeof(ShiHit) * so->bcap[dist]);
-        MemoryContextSwitchTo(old);
-    }
-    ShiHit *h = &so->bucket[dist][so->bn[dist]++];
-    h->tid = *tid;
-    h->fp = fp;
-    h->dist = (uint8) dist;
-    h->heap_check = needs_heap_check(so, tid);
+    append_hit(so, &so->bucket[dist], &so->bn[dist], &so->bcap[dist], 64, tid, fp, dist);
 }
 
 /* KNN: did a probe before the current one (so->level, so->part) reach fp? */
@@ -375,14 +369,8 @@ void radius_begin(Relation index, ShiScanOpaque *so) {
      * radius r < blocks r + 1 of them, each at its block value alone (every
      * partition used to be probed, at floor(r / blocks) bits).
      */
-    int r = so->kr[best], nparts = so->st.nparts, probed = 0;
-    double cost = 0;
-    for (int p = 0; p < nparts; p++) {
-        int level = simhash::radius_probe_level(r, nparts, p);
-        if (level < 0) continue;
-        cost += (double) simhash::probes_within(so->st.width[p], level);
-        probed = p + 1;
-    }
+    int r = so->kr[best], probed;
+    double cost = simhash::radius_probe_count(r, so->st.nparts, so->st.width, &probed);
     if (cost <= leaf_pages_per_part(index, &so->st)) {
         so->probe_r = r;
         so->stream_nparts = probed;

@@ -30,17 +30,17 @@ extern "C" Datum simhash_similar_op(PG_FUNCTION_ARGS) {
 }
 
 /*
- * Row estimates of %: the share of uniformly random fingerprints within
- * simhash.threshold, as simhash_within's support function estimates its
- * radius (contsel's fixed 0.001 said 200 of 200,000 rows at threshold 40,
- * where 196,717 matched).  At least 1e-6: real collections hold
- * near-duplicates that uniform fingerprints would not.
+ * Row estimates of %: those of simhash_within at radius simhash.threshold
+ * (contsel's fixed 0.001 said 200 of 200,000 rows at threshold 40, where
+ * 196,717 matched).
  */
-static double similar_selectivity() { return Max(simhash::uniform_within_share(simhash_threshold), 1e-6); }
+extern "C" Datum simhash_similar_sel(PG_FUNCTION_ARGS) {
+    PG_RETURN_FLOAT8(simhash::radius_selectivity(simhash_threshold));
+}
 
-extern "C" Datum simhash_similar_sel(PG_FUNCTION_ARGS) { PG_RETURN_FLOAT8(similar_selectivity()); }
-
-extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) { PG_RETURN_FLOAT8(similar_selectivity()); }
+extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) {
+    PG_RETURN_FLOAT8(simhash::radius_selectivity(simhash_threshold));
+}
 
 extern "C" Datum simhash_within(PG_FUNCTION_ARGS) {
     int32 radius = PG_GETARG_INT32(2);

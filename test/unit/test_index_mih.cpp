@@ -221,6 +221,15 @@ TEST(IndexMih, RadiusProbeLevelsAreTheRefinedPigeonhole) {
     for (int n : {1, 2, 3, 4, 5, 8, 16})
         for (int r = 0; r <= 64; r++)
             for (int p = 0; p < n; p++) EXPECT_LE(radius_probe_level(r, n, p), per_block_radius(r, n));
+    // the totals the scan and the cost estimate use
+    const int w16[4] = {16, 16, 16, 16};
+    int probed = -1;
+    EXPECT_EQ(radius_probe_count(0, 4, w16, &probed), 1.0);
+    EXPECT_EQ(probed, 1);
+    EXPECT_EQ(radius_probe_count(1, 4, w16, &probed), 2.0);
+    EXPECT_EQ(probed, 2);
+    EXPECT_EQ(radius_probe_count(5, 4, w16, &probed), 17.0 + 17 + 1 + 1);
+    EXPECT_EQ(probed, 4);
 }
 
 // The build sorts runs and merges them while writing leaves: the merge must
