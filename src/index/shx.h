@@ -31,11 +31,14 @@
  * KNN (ORDER BY fp <-> q) probes level t = 0, 1, 2, ... (block values at
  * exactly t bits), one partition at a time; a row is new only at the first
  * probe that reaches it (its smallest block distance, first partition with
- * it), which the fingerprint itself tells, so no set of seen rows is kept.  After level t in the first j
- * partitions (and t - 1 in the rest) every row within blocks * t + j - 1
- * has been seen, so candidates up to that bound are
- * returned in exact distance order (candidates wait in one bucket per
- * distance) and the rest wait for the next level; when the next level costs
+ * it), which the fingerprint itself tells, so no set of seen rows is kept.
+ * After level t in the first j partitions (and t - 1 in the rest) every row
+ * within blocks * t + j - 1 has been seen, so candidates up to that bound
+ * are returned in exact distance order (candidates wait in one bucket per
+ * distance) and the rest wait for the next level; rows one past the bound
+ * are returned while the walk that finds them is still under way (nothing
+ * can be nearer), so ties with a fingerprint stored many times stream
+ * instead of being collected whole; when the next level costs
  * more than a whole partition, partition 0 (every row once) is read instead,
  * keeping only a window of distances above what was already returned (a
  * further window needs a further read; k-nearest queries rarely do).
@@ -287,6 +290,7 @@ typedef struct ShiState {
     BlockNumber first_leaf[SHI_MAX_PARTS];
     uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
     struct ShiLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
+    MemoryContext cxt;           /* holds this state and the hints (shi_get_state) */
 } ShiState;
 
 /* An entry of a leaf page near a query (shi_leaf_near_entries). */

@@ -215,19 +215,27 @@ void bucket_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
     }
 }
 
-/* caller: the SQL function's name, for the hint on a partitioned index */
-Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, const char *caller) {
+/*
+ * caller: the SQL function called (fcinfo->flinfo->fn_oid), which the hint
+ * on a partitioned index shows, schema-qualified with the index, so that it
+ * runs as given whatever the search_path and the index's name.
+ */
+Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid caller) {
     char *name = get_rel_name(indexoid);
     if (name == NULL)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", indexoid)));
     char kind = get_rel_relkind(indexoid);
     /* a partitioned index has no pages of its own: its partitions' indexes do */
-    if (kind == RELKIND_PARTITIONED_INDEX)
+    if (kind == RELKIND_PARTITIONED_INDEX) {
+        const char *fn = quote_qualified_identifier(get_namespace_name(get_func_namespace(caller)),
+                                                    get_func_name(caller));
+        const char *idx = quote_qualified_identifier(get_namespace_name(get_rel_namespace(indexoid)), name);
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is a partitioned index", name),
                         errdetail("Each partition of the table has an index of its own."),
                         errhint("Give the index of a partition, for example: SELECT %s(inhrelid::regclass) "
-                                "FROM pg_inherits WHERE inhparent = '%s'::regclass;",
-                                caller, quote_identifier(name))));
+                                "FROM pg_inherits WHERE inhparent = %s::regclass;",
+                                fn, quote_literal_cstr(idx))));
+    }
     Oid heapid = IndexGetRelation(indexoid, true);
     if (!OidIsValid(heapid) || kind != RELKIND_INDEX)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", name)));
@@ -260,7 +268,7 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
                         errhint("Run SELECT pg_wal_replay_pause(); wait until pg_get_wal_replay_pause_state() "
                                 "is 'paused', check, then SELECT pg_wal_replay_resume();")));
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
-    Relation index = open_simhash_index(indexoid, mode, &heap, "simhash_index_check");
+    Relation index = open_simhash_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
     if (!index->rd_index->indisvalid)
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -344,7 +352,7 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
     Relation heap;
-    Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, "simhash_index_stats");
+    Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, fcinfo->flinfo->fn_oid);
     ShiState st = *shi_get_state(index);
     uint64 *vals = (uint64 *) palloc(sizeof(uint64) * SHI_MAX_LEAF_ENTRIES);
     for (int p = 0; p < st.nparts; p++) {

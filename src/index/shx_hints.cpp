@@ -15,8 +15,8 @@
  * partition never change and pages are never freed (shx.h), so a leaf whose
  * lo is below the key has every page with a key at or above it to its
  * right, as the directory's own leaf does.  Hints live with the metapage
- * cache in rd_amcache, which a REINDEX or TRUNCATE (a new relfilenode)
- * clears through the relcache invalidation.
+ * cache in rd_amcache's context (shi_get_state), which a REINDEX or TRUNCATE
+ * (a new relfilenode) clears through the relcache invalidation.
  */
 #include "shx.h"
 
@@ -35,7 +35,7 @@ typedef struct ShiLeafHints {
 static ShiLeafHints *hints_of(Relation index, bool create) {
     ShiState *st = (ShiState *) shi_get_state(index);
     if (st->hints == NULL && create)
-        st->hints = (ShiLeafHints *) MemoryContextAllocZero(index->rd_indexcxt, sizeof(ShiLeafHints));
+        st->hints = (ShiLeafHints *) MemoryContextAllocZero(st->cxt, sizeof(ShiLeafHints));
     return st->hints;
 }
 

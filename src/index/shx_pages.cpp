@@ -72,6 +72,25 @@ void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 fr
                                RelationGetRelationName(index), from, blkno)));
 }
 
+#define SHI_STATE_CONTEXT "simhash index state"
+
+/*
+ * The state lives in a context of its own under rd_indexcxt, with the walk
+ * starts it collects.  A relcache reload of an open index (another session's
+ * ANALYZE, say) pfrees rd_amcache alone and keeps rd_indexcxt, so the hints
+ * block used to be left behind at every reload (196 kB each, megabytes
+ * over a long INSERT); when rd_amcache is found empty, whatever context an
+ * earlier state left is dropped.
+ */
+static void drop_orphaned_state(Relation index) {
+    MemoryContext c = index->rd_indexcxt->firstchild;
+    while (c != NULL) {
+        MemoryContext next = c->nextchild;
+        if (strcmp(c->name, SHI_STATE_CONTEXT) == 0) MemoryContextDelete(c);
+        c = next;
+    }
+}
+
 const ShiState *shi_get_state(Relation index) {
     if (index->rd_amcache == NULL) {
         Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
@@ -85,8 +104,11 @@ const ShiState *shi_get_state(Relation index) {
                                    RelationGetRelationName(index), meta->magic, meta->version)));
         ShiMetaPageData copy = *meta;
         UnlockReleaseBuffer(buf);
-        ShiState *st = (ShiState *) MemoryContextAllocZero(index->rd_indexcxt, sizeof(ShiState));
+        drop_orphaned_state(index);
+        MemoryContext cxt = AllocSetContextCreate(index->rd_indexcxt, SHI_STATE_CONTEXT, ALLOCSET_SMALL_SIZES);
+        ShiState *st = (ShiState *) MemoryContextAllocZero(cxt, sizeof(ShiState));
         shi_fill_state(st, &copy);
+        st->cxt = cxt;
         index->rd_amcache = st;
     }
     return (const ShiState *) index->rd_amcache;

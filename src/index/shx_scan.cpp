@@ -70,7 +70,10 @@ struct ShiScanOpaque {
     int level;               /* next per-block level to probe */
     int part;                /* next partition to probe at that level */
     bool full;               /* KNN switched to reading partition 0 whole */
-    int full_lo;             /* KNN full read: collect distances in (full_lo, bound] */
+    int full_lo, full_hi;    /* KNN full read: collect distances in (full_lo, full_hi] */
+    bool knn_walking;        /* KNN: so->walk is a probe or full read in progress */
+    int walk_bound;          /* KNN: the bound once that walk is done */
+    uint64 *walk_lo, *walk_hi; /* KNN: the probe ranges it walks (NULL for a full read) */
     int max_level;           /* KNN: last probe level cheaper than a full read */
     int cap;                 /* KNN: probes keep rows within cap (complete radius of max_level) */
     int cur_d;               /* KNN: distance being returned */
@@ -187,7 +190,7 @@ SHI_POPCNT_CLONES
 void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, int part, uint64 lo, uint64 hi) {
     int rot = so->st.rot[part];
     uint64 q = so->knn ? so->order_q : so->filter_q;
-    int cap = so->knn ? (so->full ? so->bound : so->cap) : so->filter_r;
+    int cap = so->knn ? (so->full ? so->full_hi : so->cap) : so->filter_r;
     int n = shi_leaf_near_entries(page, lo, hi, simhash::rotl64(q, rot), cap, so->near);
     if (n < 0)
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
@@ -218,7 +221,7 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
              * at the current distance that the probes did not collect (those
              * within cap that an earlier probe reached).
              */
-            if (dist > so->bound || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) continue;
+            if (dist > so->full_hi || dist < so->cur_d || (dist <= so->full_lo && dist != so->cur_d)) continue;
             if (dist <= so->full_lo && dist <= so->cap && reached_by_earlier_probe(so, fp)) continue;
         } else if (reached_by_earlier_probe(so, fp)) {
             continue; /* collected when an earlier probe reached it */
@@ -293,13 +296,6 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
     return false;
 }
 
-void walk_ranges(Relation index, ShiScanOpaque *so, int part, const uint64 *lo, const uint64 *hi, int64 nranges) {
-    RangeWalk w;
-    walk_begin(&w, part, lo, hi, nranges);
-    while (walk_step(index, so, &w)) {
-    }
-}
-
 double leaf_pages_per_part(Relation index, const ShiState *st) {
     BlockNumber n = RelationGetNumberOfBlocks(index);
     double dir = (double) st->nparts * ((SHI_DIR_SLOTS + st->dir_slots_per_page - 1) / st->dir_slots_per_page);
@@ -330,21 +326,7 @@ int64 probe_ranges(const ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax,
     return (int64) n;
 }
 
-/* Probes, in partition p, the block values at distance dmin..dmax from q's block. */
-void probe_partition(Relation index, ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax) {
-    uint64 *lo, *hi;
-    int64 n = probe_ranges(so, q, p, dmin, dmax, &lo, &hi);
-    if (n == 0) return;
-    walk_ranges(index, so, p, lo, hi, n);
-    pfree(lo);
-    pfree(hi);
-}
-
 const uint64 kWholeLo = 0, kWholeHi = PG_UINT64_MAX;
-
-void full_scan(Relation index, ShiScanOpaque *so) {
-    walk_ranges(index, so, 0, &kWholeLo, &kWholeHi, 1);
-}
 
 /*
  * Radius search, as a stream: the probes of each partition in turn (or
@@ -417,14 +399,17 @@ void radius_search(Relation index, ShiScanOpaque *so) {
 }
 
 /*
- * KNN: probes the next level in the next partition, or reads partition 0
- * whole once a level costs more than that.  Going one partition at a time
- * lets the scan stop part way through a level: the k nearest of a query
- * with no near-duplicate lie 13-15 bits away at 10M rows, which the first
- * partitions of level 3 already prove (complete_radius_after_partial_level).
+ * KNN: starts the walk of the next level in the next partition, or of
+ * partition 0 whole once a level costs more than that.  Going one partition
+ * at a time lets the scan stop part way through a level: the k nearest of a
+ * query with no near-duplicate lie 13-15 bits away at 10M rows, which the
+ * first partitions of level 3 already prove
+ * (complete_radius_after_partial_level).  The walk then goes one leaf page
+ * per knn_step, so rows can be returned while it is under way (next_hit).
  */
 void knn_expand(Relation index, ShiScanOpaque *so) {
     int t = so->level;
+    so->walk_lo = so->walk_hi = NULL;
     if (so->full || t > so->max_level) {
         /*
          * Read partition 0 whole, keeping only a window of distances so memory
@@ -434,23 +419,37 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
         if (!so->full) {
             for (int d = so->cur_d + 1; d <= 64; d++) so->bn[d] = so->bpos[d] = 0;
             so->full_lo = Max(so->bound, so->cur_d);
-            so->bound = Min(64, so->full_lo + 8);
+            so->full_hi = Min(64, so->full_lo + 8);
             so->full = true;
         } else {
             so->full_lo = so->bound;
-            so->bound = Min(64, so->bound + 16);
+            so->full_hi = Min(64, so->bound + 16);
         }
-        full_scan(index, so);
-        return;
+        so->walk_bound = so->full_hi;
+        walk_begin(&so->walk, 0, &kWholeLo, &kWholeHi, 1);
+    } else {
+        int p = so->part;
+        /* level t covers every value of a block t bits wide: all rows are seen */
+        so->walk_bound = t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
+        int64 n = probe_ranges(so, so->order_q, p, t, t, &so->walk_lo, &so->walk_hi);
+        walk_begin(&so->walk, p, so->walk_lo, so->walk_hi, n);
     }
-    int p = so->part;
-    probe_partition(index, so, so->order_q, p, t, t);
-    /* level t covers every value of a block t bits wide: all rows are seen */
-    int bound = t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
-    so->bound = Max(so->bound, bound);
-    if (++so->part == so->st.nparts) {
+    so->knn_walking = true;
+}
+
+/* KNN: reads the next leaf page of the walk knn_expand began; at its end, the bound it proves holds. */
+void knn_step(Relation index, ShiScanOpaque *so) {
+    if (walk_step(index, so, &so->walk)) return;
+    so->knn_walking = false;
+    if (so->walk_lo != NULL) {
+        pfree(so->walk_lo);
+        pfree(so->walk_hi);
+        so->walk_lo = so->walk_hi = NULL;
+    }
+    so->bound = Max(so->bound, so->walk_bound);
+    if (!so->full && ++so->part == so->st.nparts) {
         so->part = 0;
-        so->level = t + 1;
+        so->level++;
     }
 }
 
@@ -531,6 +530,7 @@ void start_scan(IndexScanDesc scan) {
         so->part = 0;
         so->cur_d = 0;
         so->full = false;
+        so->knn_walking = false;
     } else if (so->has_order || so->tbm != NULL) {
         /* every match first: to sort them by distance, or into the bitmap as they come */
         radius_search(scan->indexRelation, so);
@@ -572,16 +572,31 @@ ShiHit *next_hit(IndexScanDesc scan, ShiScanOpaque *so) {
     ShiHit *h = NULL;
     if (so->knn) {
         for (;;) {
-            while (so->cur_d <= so->bound && so->cur_d <= so->limit_d) {
-                if (so->bpos[so->cur_d] < so->bn[so->cur_d]) {
-                    h = &so->bucket[so->cur_d][so->bpos[so->cur_d]++];
+            /*
+             * Every row within bound has been found, so while a walk is under
+             * way the rows it finds at bound + 1 are the nearest any row can
+             * be: they are returned as they come (ties among them in any
+             * order), so "LIMIT 1" next to a fingerprint stored a million
+             * times reads one page, not the whole run.
+             */
+            int ready = so->knn_walking ? so->bound + 1 : so->bound;
+            while (so->cur_d <= ready && so->cur_d <= so->limit_d) {
+                int d = so->cur_d;
+                if (so->bpos[d] < so->bn[d]) {
+                    h = &so->bucket[d][so->bpos[d]++];
                     break;
                 }
+                if (d > so->bound) break; /* the walk may still find rows at d */
+                /* no row at d can turn up any more */
+                if (so->bucket[d] != NULL) pfree(so->bucket[d]);
+                so->bucket[d] = NULL;
+                so->bn[d] = so->bcap[d] = so->bpos[d] = 0;
                 so->cur_d++;
             }
-            if (h != NULL || so->cur_d > so->limit_d || so->bound >= 64) break;
+            if (h != NULL || so->cur_d > so->limit_d || (so->bound >= 64 && !so->knn_walking)) break;
             MemoryContext old = MemoryContextSwitchTo(so->cxt);
-            knn_expand(scan->indexRelation, so);
+            if (so->knn_walking) knn_step(scan->indexRelation, so);
+            else knn_expand(scan->indexRelation, so);
             MemoryContextSwitchTo(old);
         }
     } else {
@@ -620,8 +635,9 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     if (scankey && scan->numberOfKeys > 0) memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
     if (orderbys && scan->numberOfOrderBys > 0)
         memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
-    if (so->walk_active) walk_end(&so->walk); /* its directory pin */
+    if (so->walk_active || so->knn_walking) walk_end(&so->walk); /* its directory pin */
     so->walk_active = false;
+    so->knn_walking = false;
     so->stream = false;
     MemoryContextReset(so->cxt);
     so->hits = NULL;
@@ -735,7 +751,7 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
 
 void shi_endscan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
-    if (so->walk_active) walk_end(&so->walk);
+    if (so->walk_active || so->knn_walking) walk_end(&so->walk);
     if (BufferIsValid(so->vmbuf)) ReleaseBuffer(so->vmbuf);
     if (so->heap_fetch != NULL) {
         table_index_fetch_end(so->heap_fetch);
