@@ -3,7 +3,9 @@ SET client_min_messages = warning;
 CREATE EXTENSION IF NOT EXISTS simhash;
 RESET client_min_messages;
 
--- Published test vectors (README "Test vectors"; test/unit/test_fingerprint.cpp).
+-- Published test vectors (README "Test vectors"; test/unit/test_fingerprint.cpp),
+-- which are those of this algorithm version.
+SELECT simhash_algorithm_version();
 SELECT simhash('The quick brown fox jumps over the lazy dog'::text) AS fox,
        simhash('我爱北京天安门'::text) AS beijing,
        simhash('PostgreSQL 数据库 is fast 😀'::text) AS mixed,

@@ -36,6 +36,26 @@ INSERT INTO uniq_docs VALUES (12, '00000000ffff003f');
 SET simhash.threshold = 4;
 INSERT INTO uniq_docs VALUES (12, '00000000ffff003f');
 RESET simhash.threshold;
+-- So a writer who may SET can admit near-duplicates; the README's remedy
+-- for writers not trusted with that: a SECURITY DEFINER function that fixes
+-- the threshold for its own statements, and no INSERT on the table.
+CREATE ROLE regress_simhash_writer;
+CREATE FUNCTION add_doc(i int, f simhash) RETURNS int LANGUAGE sql
+    SECURITY DEFINER SET simhash.threshold = 3 SET search_path = public, pg_temp
+    AS $$ INSERT INTO uniq_docs VALUES (i, f) RETURNING id $$;
+REVOKE ALL ON FUNCTION add_doc(int, simhash) FROM PUBLIC;
+GRANT EXECUTE ON FUNCTION add_doc(int, simhash) TO regress_simhash_writer;
+SET ROLE regress_simhash_writer;
+SET simhash.threshold = 0;
+SELECT add_doc(13, 'ffff000000000003');  -- 2 bits from row 1: refused at 3
+SELECT add_doc(13, '0f0f0f0f0f0f0f0f');
+INSERT INTO uniq_docs VALUES (14, 'ffff000000000003');
+SHOW simhash.threshold;
+RESET ROLE;
+RESET simhash.threshold;
+DELETE FROM uniq_docs WHERE id = 13;
+DROP FUNCTION add_doc(int, simhash);
+DROP ROLE regress_simhash_writer;
 
 -- Adding the constraint to a table that already holds near-duplicates fails
 -- and names a pair.

@@ -109,6 +109,13 @@ CREATE OPERATOR @extschema@.>= (
     RESTRICT = scalargesel, JOIN = scalargejoinsel
 );
 
+COMMENT ON OPERATOR @extschema@.=(@extschema@.simhash, @extschema@.simhash) IS 'equal';
+COMMENT ON OPERATOR @extschema@.<>(@extschema@.simhash, @extschema@.simhash) IS 'not equal';
+COMMENT ON OPERATOR @extschema@.<(@extschema@.simhash, @extschema@.simhash) IS 'less than, comparing fingerprints as unsigned 64-bit integers';
+COMMENT ON OPERATOR @extschema@.<=(@extschema@.simhash, @extschema@.simhash) IS 'less than or equal, comparing fingerprints as unsigned 64-bit integers';
+COMMENT ON OPERATOR @extschema@.>(@extschema@.simhash, @extschema@.simhash) IS 'greater than, comparing fingerprints as unsigned 64-bit integers';
+COMMENT ON OPERATOR @extschema@.>=(@extschema@.simhash, @extschema@.simhash) IS 'greater than or equal, comparing fingerprints as unsigned 64-bit integers';
+
 CREATE OPERATOR CLASS @extschema@.simhash_btree_ops
     DEFAULT FOR TYPE @extschema@.simhash USING btree AS
         OPERATOR 1 @extschema@.< ,
@@ -179,12 +186,20 @@ CREATE FUNCTION @extschema@.simhash(text) RETURNS @extschema@.simhash
 COMMENT ON FUNCTION @extschema@.simhash(text)
     IS 'SimHash of a text: words other than English function words, and single Chinese/Japanese characters';
 
+-- STABLE, not IMMUTABLE: a new library may bring a new version.
+CREATE FUNCTION @extschema@.simhash_algorithm_version() RETURNS integer
+    AS 'MODULE_PATHNAME', 'simhash_algorithm_version' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash_algorithm_version()
+    IS 'version of the rules simhash(text) and simhash_features follow; a change changes fingerprints';
+
 -- A one-argument call named like a type is read as a cast unless an exact
 -- match exists, so varchar and char columns get their own overloads.
 CREATE FUNCTION @extschema@.simhash(varchar) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE FUNCTION @extschema@.simhash(bpchar) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(varchar) IS 'simhash(text) of a varchar';
+COMMENT ON FUNCTION @extschema@.simhash(bpchar) IS 'simhash(text) of a char(n)';
 
 CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text_tokenized' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -248,6 +263,10 @@ CREATE AGGREGATE @extschema@.simhash_agg(feature text) (
     DESERIALFUNC = @extschema@.simhash_agg_deserializefn,
     PARALLEL = SAFE
 );
+COMMENT ON AGGREGATE @extschema@.simhash_agg(text, float8)
+    IS 'SimHash of weighted features from rows (a feature in several rows adds its weights)';
+COMMENT ON AGGREGATE @extschema@.simhash_agg(text)
+    IS 'SimHash of features from rows, each row voting once';
 
 -- ==== fingerprinting trigger ====
 
@@ -337,6 +356,7 @@ COMMENT ON ACCESS METHOD simhash IS 'exact Hamming-radius and nearest-neighbour 
 
 -- The right-hand side of the index condition simhash_within(fp, q, r) becomes: fp %<= ROW(q, r).
 CREATE TYPE @extschema@.simhash_radius AS (query @extschema@.simhash, radius integer);
+COMMENT ON TYPE @extschema@.simhash_radius IS '(query, radius): right operand of %<=, the index condition of simhash_within';
 CREATE FUNCTION @extschema@.simhash_within_radius(@extschema@.simhash, @extschema@.simhash_radius) RETURNS boolean
     AS 'MODULE_PATHNAME', 'simhash_within_radius' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 CREATE OPERATOR @extschema@.%<= (
@@ -374,3 +394,35 @@ COMMENT ON FUNCTION @extschema@.simhash_index_stats(regclass)
 -- index, so only roles granted them (superusers) run them.
 REVOKE ALL ON FUNCTION @extschema@.simhash_index_check(regclass, boolean) FROM PUBLIC;
 REVOKE ALL ON FUNCTION @extschema@.simhash_index_stats(regclass) FROM PUBLIC;
+
+-- ==== descriptions of the support objects (\df+, \do+, \dC+) ====
+COMMENT ON FUNCTION @extschema@.simhash_to_bigint(@extschema@.simhash) IS 'cast simhash to bigint: the same 64 bits, signed';
+COMMENT ON FUNCTION @extschema@.simhash_from_bigint(bigint) IS 'cast bigint to simhash: the same 64 bits';
+COMMENT ON FUNCTION @extschema@.simhash_to_bit(@extschema@.simhash) IS 'cast simhash to bit(64), most significant bit first';
+COMMENT ON FUNCTION @extschema@.simhash_from_bit(bit) IS 'cast bit(64) to simhash, most significant bit first';
+COMMENT ON FUNCTION @extschema@.simhash_from_text(text) IS 'cast text or varchar to simhash: parses the text form, does not fingerprint';
+COMMENT ON FUNCTION @extschema@.simhash_from_text(bpchar) IS 'cast char(n) to simhash: parses the text form, does not fingerprint';
+COMMENT ON FUNCTION @extschema@.simhash_eq(@extschema@.simhash, @extschema@.simhash) IS 'implementation of = for simhash';
+COMMENT ON FUNCTION @extschema@.simhash_ne(@extschema@.simhash, @extschema@.simhash) IS 'implementation of <> for simhash';
+COMMENT ON FUNCTION @extschema@.simhash_lt(@extschema@.simhash, @extschema@.simhash) IS 'implementation of < for simhash';
+COMMENT ON FUNCTION @extschema@.simhash_le(@extschema@.simhash, @extschema@.simhash) IS 'implementation of <= for simhash';
+COMMENT ON FUNCTION @extschema@.simhash_gt(@extschema@.simhash, @extschema@.simhash) IS 'implementation of > for simhash';
+COMMENT ON FUNCTION @extschema@.simhash_ge(@extschema@.simhash, @extschema@.simhash) IS 'implementation of >= for simhash';
+COMMENT ON FUNCTION @extschema@.simhash_cmp(@extschema@.simhash, @extschema@.simhash) IS 'btree comparison of simhash values as unsigned 64-bit integers';
+COMMENT ON FUNCTION @extschema@.simhash_hash(@extschema@.simhash) IS 'hash of a simhash, for hash indexes and hash joins';
+COMMENT ON FUNCTION @extschema@.simhash_hash_extended(@extschema@.simhash, bigint) IS 'seeded 64-bit hash of a simhash, for hash partitioning';
+COMMENT ON FUNCTION @extschema@.simhash_similar_op(@extschema@.simhash, @extschema@.simhash) IS 'implementation of %: Hamming distance at most simhash.threshold';
+COMMENT ON FUNCTION @extschema@.simhash_within_radius(@extschema@.simhash, @extschema@.simhash_radius) IS 'implementation of %<=, the index condition of simhash_within';
+COMMENT ON OPERATOR CLASS @extschema@.simhash_btree_ops USING btree IS 'default btree operator class for simhash (unsigned order)';
+COMMENT ON OPERATOR FAMILY @extschema@.simhash_btree_ops USING btree IS 'btree operators of simhash';
+COMMENT ON OPERATOR CLASS @extschema@.simhash_hash_ops USING hash IS 'default hash operator class for simhash';
+COMMENT ON OPERATOR FAMILY @extschema@.simhash_hash_ops USING hash IS 'hash operators of simhash';
+COMMENT ON OPERATOR CLASS @extschema@.simhash_ops USING simhash IS 'default simhash index operator class: =, %, %<= and ORDER BY <->';
+COMMENT ON OPERATOR FAMILY @extschema@.simhash_ops USING simhash IS 'operators of the simhash index';
+COMMENT ON CAST (@extschema@.simhash AS bigint) IS 'the same 64 bits, signed';
+COMMENT ON CAST (bigint AS @extschema@.simhash) IS 'the same 64 bits';
+COMMENT ON CAST (@extschema@.simhash AS bit) IS 'most significant bit first';
+COMMENT ON CAST (bit AS @extschema@.simhash) IS 'from bit(64), most significant bit first';
+COMMENT ON CAST (text AS @extschema@.simhash) IS 'parses the text form; simhash(text) fingerprints';
+COMMENT ON CAST (varchar AS @extschema@.simhash) IS 'parses the text form; simhash(varchar) fingerprints';
+COMMENT ON CAST (bpchar AS @extschema@.simhash) IS 'parses the text form; simhash(char) fingerprints';

@@ -119,3 +119,16 @@ SELECT NULL::simhash = '0000000000000000', NULL::simhash::bigint, NULL::bigint::
 SELECT pg_temp.sqlstate_of($$SELECT 'zz'::simhash$$) AS bad_text,
        pg_temp.sqlstate_of($$SELECT B'101'::simhash$$) AS bad_bit_length,
        pg_temp.sqlstate_of($$SELECT 'zz'::text::simhash$$) AS bad_text_cast;
+
+-- Every object a user may call or name is described (\df+, \do+, \dT+);
+-- what only PostgreSQL calls (internal or cstring arguments or results, the
+-- types' send functions) need not be.
+SELECT pg_describe_object(d.classid, d.objid, 0) AS undescribed
+FROM pg_depend d JOIN pg_extension e ON e.oid = d.refobjid AND e.extname = 'simhash'
+WHERE d.deptype = 'e' AND obj_description(d.objid, d.classid::regclass::name) IS NULL
+  AND NOT (d.classid = 'pg_proc'::regclass AND EXISTS (
+        SELECT 1 FROM pg_proc p WHERE p.oid = d.objid AND
+          (p.prorettype IN ('internal'::regtype, 'cstring'::regtype, 'index_am_handler'::regtype)
+           OR 'internal'::regtype = ANY (p.proargtypes) OR 'cstring'::regtype = ANY (p.proargtypes)
+           OR EXISTS (SELECT 1 FROM pg_type t WHERE t.typsend = p.oid))))
+ORDER BY 1;

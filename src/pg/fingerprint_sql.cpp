@@ -21,7 +21,11 @@ PG_FUNCTION_INFO_V1(simhash_tsvector);
 PG_FUNCTION_INFO_V1(simhash_feature_array);
 PG_FUNCTION_INFO_V1(simhash_weighted_feature_array);
 PG_FUNCTION_INFO_V1(simhash_features);
+PG_FUNCTION_INFO_V1(simhash_algorithm_version);
 }
+
+/* Which rules the fingerprints this library computes follow (README, "The algorithm"). */
+extern "C" Datum simhash_algorithm_version(PG_FUNCTION_ARGS) { PG_RETURN_INT32(simhash::kAlgorithmVersion); }
 
 /* NULL when the text has fewer than min_features features (at least 1). */
 static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n,
