@@ -6,6 +6,7 @@
 #include "shx.h"
 
 #include "mih_probe.hpp"
+#include "radius_selectivity.h"
 
 #include <cmath>
 
@@ -284,8 +285,13 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
         double sel = 0.001;
         if (list_length(req->args) == 3) {
             Node *r = estimate_expression_value(req->root, (Node *) lthird(req->args));
-            if (IsA(r, Const) && !((Const *) r)->constisnull)
-                sel = simhash::radius_selectivity(Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue))));
+            if (IsA(r, Const) && !((Const *) r)->constisnull) {
+                int radius = Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)));
+                sel = req->is_join ? simhash::radius_selectivity(radius)
+                                   : simhash_radius_restriction_sel(req->root, list_make2(linitial(req->args),
+                                                                                          lsecond(req->args)),
+                                                                    req->varRelid, radius);
+            }
         }
         req->selectivity = sel;
         PG_RETURN_POINTER(req);

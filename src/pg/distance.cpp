@@ -6,6 +6,7 @@
 #include "blocks.hpp"
 #include "hamming.hpp"
 #include "mih_probe.hpp"
+#include "radius_selectivity.h"
 
 extern "C" {
 #include "catalog/pg_type.h"
@@ -35,7 +36,10 @@ extern "C" Datum simhash_similar_op(PG_FUNCTION_ARGS) {
  * 196,717 matched).
  */
 extern "C" Datum simhash_similar_sel(PG_FUNCTION_ARGS) {
-    PG_RETURN_FLOAT8(simhash::radius_selectivity(simhash_threshold));
+    PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+    List *args = (List *) PG_GETARG_POINTER(2);
+    int varRelid = PG_GETARG_INT32(3);
+    PG_RETURN_FLOAT8(simhash_radius_restriction_sel(root, args, varRelid, simhash_threshold));
 }
 
 extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) {
