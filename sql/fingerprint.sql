@@ -199,6 +199,24 @@ SELECT simhash(a.html) <-> simhash(b.html) AS unrelated_with_br,
        simhash(pg_temp.strip_markup(a.html)) <-> simhash(pg_temp.strip_markup(o.html)) AS other_template_stripped
   FROM pages a, pages b, other_template o WHERE a.p = 1 AND b.p = 2;
 
+-- Log lines (README "Choosing a threshold"): lines of one template are far
+-- apart raw (every number, timestamp piece, address and UUID group is a
+-- feature) and one fingerprint once the README's log_template masks the
+-- tokens that hold digits; other templates stay far.
+CREATE FUNCTION pg_temp.log_template(line text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN regexp_replace(line, '\S*[0-9]\S*', ' ', 'g');
+WITH l(id, line) AS (VALUES
+ (1, '2024-06-04T13:26:02.456Z INFO [http-nio-8080-exec-7] c.e.api.OrderController - GET /api/orders/98231 completed in 35 ms status=200'),
+ (2, '2024-06-04T13:27:45.011Z INFO [http-nio-8080-exec-2] c.e.api.OrderController - GET /api/orders/11873 completed in 412 ms status=200'),
+ (3, 'Jun  4 13:26:02 web01 sshd[23144]: Failed password for invalid user admin from 203.0.113.77 port 52144 ssh2'),
+ (4, 'Jun  4 14:02:19 web02 sshd[9921]: Failed password for invalid user admin from 198.51.100.4 port 40022 ssh2'),
+ (5, '2024-06-04 13:26:02 UTC ERROR: duplicate key value violates unique constraint "orders_pkey" request_id=3f2b9c1e-8d4a-4b7e-9c2f-1a2b3c4d5e6f'),
+ (6, '2024-06-04 15:01:44 UTC ERROR: duplicate key value violates unique constraint "orders_pkey" request_id=77aa0c11-2e3f-4a5b-8c9d-0e1f2a3b4c5d'))
+SELECT a.id, b.id, (a.id + 1) / 2 = (b.id + 1) / 2 AS same_template,
+       simhash(a.line) <-> simhash(b.line) > 3 AS raw_far,
+       simhash(pg_temp.log_template(a.line)) <-> simhash(pg_temp.log_template(b.line)) AS masked
+  FROM l a JOIN l b ON a.id < b.id ORDER BY 1, 2;
+
 -- Unicode simple case folding covers every cased script: Romanian,
 -- Vietnamese, Azerbaijani, polytonic Greek capitals fold like English ones
 -- (they used to stay upper case), and a soft hyphen inside a word does not

@@ -323,6 +323,15 @@ SELECT count(*) FROM counter WHERE fp = simhash_from_bigint(31234);
 SELECT count(*) FROM counter WHERE simhash_within(fp, simhash_from_bigint(40000), 2);
 RESET enable_seqscan;
 SELECT count(*) FROM counter WHERE simhash_within(fp, simhash_from_bigint(40000), 2);
+-- Pages are never freed, and a page keeps its key range: once rising keys
+-- leave a range behind (a sliding window of counter values), VACUUM empties
+-- its pages and nothing refills them.  simhash_index_stats counts them;
+-- REINDEX gives them back.
+DELETE FROM counter WHERE id <= 40000;
+VACUUM counter;
+SELECT partition, entries, empty_leaf_pages > 40 AS many_empty FROM simhash_index_stats('counter_fp') ORDER BY partition;
+REINDEX INDEX counter_fp;
+SELECT partition, entries, empty_leaf_pages FROM simhash_index_stats('counter_fp') ORDER BY partition;
 DROP TABLE counter;
 
 -- Scans with no search condition return the rows whose fingerprint is NULL
@@ -451,6 +460,21 @@ RESET enable_seqscan;
 RESET enable_bitmapscan;
 DROP TABLE hot_rows;
 
+-- Every scan counts in pg_stat_user_indexes.idx_scan, as btree's do (it
+-- stayed 0, so "unused index" queries picked simhash indexes to drop; found
+-- by black-box testing): an index scan, a KNN scan and a bitmap scan.
+BEGIN;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) >= 0 AS index_scan FROM docs WHERE fp % '0123456789abcdef';
+SELECT count(*) >= 0 AS knn FROM (SELECT id FROM docs ORDER BY fp <-> '0123456789abcdef' LIMIT 3) k;
+SET LOCAL enable_bitmapscan = on;
+SET LOCAL enable_indexscan = off;
+SET LOCAL enable_indexonlyscan = off;
+SELECT count(*) >= 0 AS bitmap_scan FROM docs WHERE fp % '0123456789abcdef';
+SELECT pg_stat_get_xact_numscans('docs_fp'::regclass) AS scans;
+COMMIT;
+
 -- Catalog: operator class, properties
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
 SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)
@@ -482,4 +506,19 @@ INSERT INTO reloaded SELECT g, simhash_from_bigint(g) FROM generate_series(20001
  WHERE pg_temp.analyze_every(g, 100, 22000);
 SELECT bytes < 600000 AS state_memory_bounded FROM state_bytes;
 SELECT simhash_index_check('reloaded_fp', true);
+-- A session that only reads also leaves walk starts in a crowded slot (only
+-- inserts did, so every lookup of a reader crossed the slot's pages; found
+-- by black-box testing): its second lookup there reads a few pages.
+\c
+CREATE FUNCTION pg_temp.statement_buffers(stmt text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || stmt INTO plan;
+    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::int + (plan->0->'Plan'->>'Shared Read Blocks')::int;
+END $$;
+SET enable_seqscan = off;
+SELECT pg_temp.statement_buffers($$SELECT 1 FROM reloaded WHERE fp = simhash_from_bigint(21000)$$) > 20 AS first_lookup_crosses_slot,
+       pg_temp.statement_buffers($$SELECT 1 FROM reloaded WHERE fp = simhash_from_bigint(21500)$$) < 10 AS next_lookup_reads_few_pages;
+SELECT count(*) FROM reloaded WHERE fp = simhash_from_bigint(21500);
+RESET enable_seqscan;
 DROP TABLE reloaded;

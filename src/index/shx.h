@@ -339,6 +339,8 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
 /* backend-local walk starts inside a directory slot (shx_hints.cpp) */
 BlockNumber shi_hint_lookup(Relation index, int part, uint64 key);
 void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
+/* a walk toward key has moved steps pages right and reached leaf blk: maybe a start for later walks */
+void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
 void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 

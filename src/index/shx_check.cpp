@@ -51,6 +51,7 @@ namespace {
 struct ChainResult {
     uint64 n;
     uint64 npages;
+    uint64 nempty; /* leaves holding no entry */
 };
 
 /*
@@ -76,6 +77,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
     ChainResult r;
     r.n = 0;
     r.npages = 0;
+    r.nempty = 0;
     simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
     BlockNumber blk = st->first_leaf[p];
     uint64 prev_hi = 0;
@@ -144,6 +146,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
             i++;
         });
         r.n += i;
+        if (i == 0) r.nempty++;
         prev_hi = op->hi;
         blk = op->right;
         UnlockReleaseBuffer(buf);
@@ -360,8 +363,8 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
         BucketSink sink = {{bucket_sink_take}, w, vals, 0, 0, 0, 0};
         ChainResult r = walk_chain(index, &st, p, false, RelationGetNumberOfBlocks(index), NULL, NULL, &sink.base);
         uint64 distinct = sink.distinct, largest = sink.largest;
-        Datum values[7];
-        bool nulls[7] = {false, false, false, false, false, false, false};
+        Datum values[8];
+        bool nulls[8] = {false, false, false, false, false, false, false, false};
         values[0] = Int32GetDatum(p);
         values[1] = Int32GetDatum(w);
         values[2] = Int64GetDatum((int64) r.n);
@@ -369,6 +372,7 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
         values[4] = Int64GetDatum((int64) distinct);
         values[5] = Int64GetDatum((int64) largest);
         values[6] = Float8GetDatum(distinct ? (double) r.n / distinct : 0.0);
+        values[7] = Int64GetDatum((int64) r.nempty);
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     pfree(vals);

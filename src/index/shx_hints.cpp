@@ -25,6 +25,7 @@ extern "C" {
 }
 
 #define SHI_HINTS_MAX 1024 /* per partition: 12 kB */
+#define SHI_HINT_EVERY 4    /* a walk records every how many pages it passes */
 
 typedef struct ShiLeafHints {
     int n[SHI_MAX_PARTS];
@@ -83,4 +84,16 @@ void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk) {
     h->lo[part][i] = lo;
     h->blk[part][i] = blk;
     h->n[part]++;
+}
+
+/*
+ * Inserts (shi_find_leaf) and scans (walk_step) alike, so that a session
+ * that only reads (a pooled reader, a standby) also gets its lookups in a
+ * crowded slot down to a few pages after the first.  Not inside a run of
+ * one key (lo == hi), which only its first page's skip passes quickly.
+ */
+void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps) {
+    if (steps > 0 && steps % SHI_HINT_EVERY == 0 && op->hi < key && op->lo < op->hi &&
+        (op->lo >> (64 - SHI_DIR_BITS)) == (key >> (64 - SHI_DIR_BITS)))
+        shi_hint_add(index, part, op->lo, blk);
 }

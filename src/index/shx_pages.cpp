@@ -157,8 +157,6 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
     return leaf;
 }
 
-/* Every how many pages a walk records one as a start for later walks (shx_hints.cpp). */
-#define SHI_HINT_EVERY 4
 
 /* Pages of one hi an inserter passes before it records a skip over them. */
 #define SHI_SKIP_AFTER 8
@@ -224,9 +222,7 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
              * the next ones (shx_hints.cpp); not inside a run of one key,
              * which only its first page's skip passes quickly.
              */
-            if (steps > 0 && steps % SHI_HINT_EVERY == 0 && op->hi < key && op->lo < op->hi &&
-                (op->lo >> (64 - SHI_DIR_BITS)) == (key >> (64 - SHI_DIR_BITS)))
-                shi_hint_add(index, part, op->lo, blk);
+            shi_hint_passed(index, part, key, op, blk, steps);
             if (run_first != InvalidBlockNumber && op->hi == run_hi) {
                 run_len++;
             } else {

@@ -21,6 +21,7 @@ extern "C" {
 #include "executor/executor.h"
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
+#include "pgstat.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 }
@@ -46,6 +47,7 @@ struct RangeWalk {
     BlockNumber last_blk;
     uint64 last_hi;
     Buffer dir;              /* pinned directory page */
+    int steps;               /* pages moved right toward range r's start */
 };
 
 struct ShiScanOpaque {
@@ -233,7 +235,7 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
 void walk_begin(RangeWalk *w, int part, const uint64 *lo, const uint64 *hi, int64 n) {
     *w = RangeWalk{part, lo, hi, n, /* r */ 0, /* blk */ InvalidBlockNumber, /* from */ InvalidBlockNumber,
                    /* from_hi */ 0, /* have */ false, /* last_blk */ InvalidBlockNumber, /* last_hi */ 0,
-                   /* dir */ InvalidBuffer};
+                   /* dir */ InvalidBuffer, /* steps */ 0};
 }
 
 void walk_end(RangeWalk *w) {
@@ -249,6 +251,7 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
         if (w->blk == InvalidBlockNumber) {
             w->blk = (w->have && w->last_hi >= a) ? w->last_blk : shi_dir_lookup(index, &so->st, w->part, a, &w->dir);
             w->from = InvalidBlockNumber;
+            w->steps = 0;
         }
         for (;;) {
             Buffer buf = ReadBuffer(index, w->blk);
@@ -261,7 +264,9 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
             uint64 phi = op->hi;
             w->from = w->blk;
             w->from_hi = phi;
+            if (w->steps > 0) shi_hint_passed(index, w->part, a, op, w->blk, w->steps);
             if (phi < a && right != InvalidBlockNumber) {
+                w->steps++;
                 w->blk = shi_next_leaf_past(op, w->blk);
                 UnlockReleaseBuffer(buf);
                 CHECK_FOR_INTERRUPTS();
@@ -493,6 +498,8 @@ bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
 void start_scan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     so->started = true;
+    /* pg_stat_user_indexes.idx_scan, as nbtree counts each scan it starts (it stayed 0) */
+    pgstat_count_index_scan(scan->indexRelation);
     if (so->nomatch) return;
     so->heap = scan->heapRelation;
     so->check_visibility = scan->xs_want_itup && so->tbm == NULL && scan->xs_snapshot != NULL &&
