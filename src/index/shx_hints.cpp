@@ -24,28 +24,39 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
-#define SHI_HINTS_MAX 1024 /* per partition: 12 kB */
+#define SHI_HINTS_MAX 1024 /* per partition: 12 kB, allocated on first use */
 #define SHI_HINT_EVERY 4    /* a walk records every how many pages it passes */
 
+/* One partition's hints, allocated when its first is recorded: a session
+ * touching the indexes of many tables or partitions keeps 12 kB for each
+ * partition that has a crowded slot, not 196 kB for every index. */
+typedef struct ShiPartHints {
+    int n;
+    uint64 lo[SHI_HINTS_MAX]; /* sorted */
+    BlockNumber blk[SHI_HINTS_MAX];
+} ShiPartHints;
+
 typedef struct ShiLeafHints {
-    int n[SHI_MAX_PARTS];
-    uint64 lo[SHI_MAX_PARTS][SHI_HINTS_MAX]; /* sorted */
-    BlockNumber blk[SHI_MAX_PARTS][SHI_HINTS_MAX];
+    ShiPartHints *part[SHI_MAX_PARTS];
 } ShiLeafHints;
 
-static ShiLeafHints *hints_of(Relation index, bool create) {
+static ShiPartHints *hints_of(Relation index, int part, bool create) {
     ShiState *st = (ShiState *) shi_get_state(index);
-    if (st->hints == NULL && create)
+    if (st->hints == NULL) {
+        if (!create) return NULL;
         st->hints = (ShiLeafHints *) MemoryContextAllocZero(st->cxt, sizeof(ShiLeafHints));
-    return st->hints;
+    }
+    if (st->hints->part[part] == NULL && create)
+        st->hints->part[part] = (ShiPartHints *) MemoryContextAllocZero(st->cxt, sizeof(ShiPartHints));
+    return st->hints->part[part];
 }
 
-/* index of the last hint of partition part with lo < key, or -1 */
-static int last_below(const ShiLeafHints *h, int part, uint64 key) {
-    int lo = 0, hi = h->n[part];
+/* index of the last hint with lo < key, or -1 */
+static int last_below(const ShiPartHints *h, uint64 key) {
+    int lo = 0, hi = h->n;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (h->lo[part][mid] < key) lo = mid + 1;
+        if (h->lo[mid] < key) lo = mid + 1;
         else hi = mid;
     }
     return lo - 1;
@@ -54,36 +65,36 @@ static int last_below(const ShiLeafHints *h, int part, uint64 key) {
 static uint64 slot_start(uint64 key) { return key & ~((UINT64CONST(1) << (64 - SHI_DIR_BITS)) - 1); }
 
 BlockNumber shi_hint_lookup(Relation index, int part, uint64 key) {
-    const ShiLeafHints *h = hints_of(index, false);
+    const ShiPartHints *h = hints_of(index, part, false);
     if (h == NULL) return InvalidBlockNumber;
-    int i = last_below(h, part, key);
+    int i = last_below(h, key);
     /* below the key's slot the directory's own leaf is as near */
-    if (i < 0 || h->lo[part][i] < slot_start(key)) return InvalidBlockNumber;
-    return h->blk[part][i];
+    if (i < 0 || h->lo[i] < slot_start(key)) return InvalidBlockNumber;
+    return h->blk[i];
 }
 
 void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk) {
-    ShiLeafHints *h = hints_of(index, true);
-    int i = last_below(h, part, lo) + 1;
-    if (i < h->n[part] && h->lo[part][i] == lo) {
-        h->blk[part][i] = blk; /* of pages with one lo, a walk meets the rightmost last */
+    ShiPartHints *h = hints_of(index, part, true);
+    int i = last_below(h, lo) + 1;
+    if (i < h->n && h->lo[i] == lo) {
+        h->blk[i] = blk; /* of pages with one lo, a walk meets the rightmost last */
         return;
     }
-    if (h->n[part] == SHI_HINTS_MAX) {
+    if (h->n == SHI_HINTS_MAX) {
         /* full: keep every other hint, which halves the spacing nowhere worse than twice */
         int k = 0;
-        for (int j = 0; j < h->n[part]; j += 2, k++) {
-            h->lo[part][k] = h->lo[part][j];
-            h->blk[part][k] = h->blk[part][j];
+        for (int j = 0; j < h->n; j += 2, k++) {
+            h->lo[k] = h->lo[j];
+            h->blk[k] = h->blk[j];
         }
-        h->n[part] = k;
-        i = last_below(h, part, lo) + 1;
+        h->n = k;
+        i = last_below(h, lo) + 1;
     }
-    memmove(&h->lo[part][i + 1], &h->lo[part][i], sizeof(uint64) * (h->n[part] - i));
-    memmove(&h->blk[part][i + 1], &h->blk[part][i], sizeof(BlockNumber) * (h->n[part] - i));
-    h->lo[part][i] = lo;
-    h->blk[part][i] = blk;
-    h->n[part]++;
+    memmove(&h->lo[i + 1], &h->lo[i], sizeof(uint64) * (h->n - i));
+    memmove(&h->blk[i + 1], &h->blk[i], sizeof(BlockNumber) * (h->n - i));
+    h->lo[i] = lo;
+    h->blk[i] = blk;
+    h->n++;
 }
 
 /*
