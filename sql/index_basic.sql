@@ -256,12 +256,9 @@ DROP TABLE spill;
 -- insert of it touches a bounded number of pages however long the run of
 -- equal keys (it used to walk the whole run, a lock per page), and the run's
 -- pages stay full.
-CREATE FUNCTION pg_temp.statement_buffers(stmt text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || stmt INTO plan;
-    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::int + (plan->0->'Plan'->>'Shared Read Blocks')::int;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'
+\i :statement_buffers
 CREATE TABLE repeated (id int, fp simhash);
 CREATE INDEX repeated_fp ON repeated USING simhash (fp);
 INSERT INTO repeated SELECT k, 'c0ffee00c0ffee00' FROM generate_series(1, 30000) k;
@@ -512,12 +509,9 @@ SELECT simhash_index_check('reloaded_fp', true);
 -- inserts did, so every lookup of a reader crossed the slot's pages; found
 -- by black-box testing): its second lookup there reads a few pages.
 \c
-CREATE FUNCTION pg_temp.statement_buffers(stmt text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF, FORMAT JSON) ' || stmt INTO plan;
-    RETURN (plan->0->'Plan'->>'Shared Hit Blocks')::int + (plan->0->'Plan'->>'Shared Read Blocks')::int;
-END $$;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'
+\i :statement_buffers
 SET enable_seqscan = off;
 SELECT pg_temp.statement_buffers($$SELECT 1 FROM reloaded WHERE fp = simhash_from_bigint(21000)$$) > 20 AS first_lookup_crosses_slot,
        pg_temp.statement_buffers($$SELECT 1 FROM reloaded WHERE fp = simhash_from_bigint(21500)$$) < 10 AS next_lookup_reads_few_pages;
