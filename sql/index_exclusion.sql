@@ -56,6 +56,18 @@ RESET simhash.threshold;
 DELETE FROM uniq_docs WHERE id = 13;
 DROP FUNCTION add_doc(int, simhash);
 DROP ROLE regress_simhash_writer;
+-- One column per index: near-duplicates within a category are refused by
+-- one partial constraint per value (README).
+CREATE TABLE cat_docs (cat int, fp simhash,
+    CONSTRAINT cat1_near EXCLUDE USING simhash (fp WITH %) WHERE (cat = 1),
+    CONSTRAINT cat2_near EXCLUDE USING simhash (fp WITH %) WHERE (cat = 2));
+INSERT INTO cat_docs VALUES (1, 'ffff000000000000'), (2, 'ffff000000000001');
+INSERT INTO cat_docs VALUES (1, 'ffff000000000003');
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
+\i :sqlstate_of
+SELECT pg_temp.sqlstate_of($$CREATE TABLE two_cols (cat int, fp simhash, EXCLUDE USING simhash (fp WITH %, cat WITH =))$$) AS two_columns;
+DROP TABLE cat_docs;
 
 -- Adding the constraint to a table that already holds near-duplicates fails
 -- and names a pair.
