@@ -97,9 +97,14 @@
  * one-bit neighbours).
  *
  * CONCURRENCY.  Readers take a share lock on one page at a time and move
- * right; an inserter locks one leaf exclusively (plus the new page during a
- * split: left page and new right page are one generic WAL record of two
- * buffers, then each changed directory page is its own record).  VACUUM
+ * right.  An inserter locks exclusively, in partition order, the leaf of
+ * each partition that has room and appends to all of them in one generic
+ * WAL record (four pages at most per record: blocks = 6 takes two); the
+ * order, partition by partition and left to right within one, is the order
+ * every lock holder follows, so it cannot deadlock.  A full leaf is handled
+ * afterwards on its own: re-packed, or split (left page and new right page
+ * are one record of two buffers, then each changed directory page is its
+ * own record).  VACUUM
  * compacts entries inside pages under an exclusive lock and never frees a
  * page, so no scan can follow a recycled page.  Scans hold no lock or pin
  * on a leaf between calls: a plain index scan returns a page's matches

@@ -252,6 +252,20 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid cal
     return index;
 }
 
+/*
+ * An index CREATE INDEX CONCURRENTLY never finished may have no metapage
+ * yet (its pages are whatever the failed build left): reading it would
+ * report corruption (XX002) where there is only an interrupted build.
+ */
+void reject_invalid_index(Relation index, const char *verb) {
+    if (!index->rd_index->indisvalid)
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("cannot %s index \"%s\"", verb, RelationGetRelationName(index)),
+                        errdetail("Index is not valid."),
+                        errhint("Drop it, or REINDEX it; an interrupted CREATE INDEX CONCURRENTLY or REINDEX "
+                                "CONCURRENTLY leaves such an index behind.")));
+}
+
 }  // namespace
 
 Datum simhash_index_check(PG_FUNCTION_ARGS) {
@@ -273,12 +287,7 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
     Relation index = open_simhash_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
-    if (!index->rd_index->indisvalid)
-        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                        errmsg("cannot check index \"%s\"", RelationGetRelationName(index)),
-                        errdetail("Index is not valid."),
-                        errhint("Drop it, or REINDEX it; an interrupted CREATE INDEX CONCURRENTLY or REINDEX "
-                                "CONCURRENTLY leaves such an index behind.")));
+    reject_invalid_index(index, "check");
     const char *name = RelationGetRelationName(index);
     ShiState st = *shi_get_state(index);
     BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -356,6 +365,7 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
     Relation heap;
     Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, fcinfo->flinfo->fn_oid);
+    reject_invalid_index(index, "report on");
     ShiState st = *shi_get_state(index);
     uint64 *vals = (uint64 *) palloc(sizeof(uint64) * SHI_MAX_LEAF_ENTRIES);
     for (int p = 0; p < st.nparts; p++) {

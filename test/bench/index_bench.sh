@@ -10,7 +10,7 @@
 # costs a page fault, ~50 us on these VMs, which would otherwise dominate).
 # Queries are drawn from 10000 query fingerprints, so the measured ones
 # touch pages all over the index rather than a few cached ones.
-#   build time, index size, single-row insert throughput
+#   build time, index size, single-row insert throughput, rows per second of a bulk INSERT ... SELECT
 # for: a sequential scan; four btree expression indexes on the 16-bit blocks
 # (OR-ed, then a distance filter: the hand-built pigeonhole); the simhash index.
 #
@@ -106,6 +106,27 @@ insert_pair() {  # insert_pair TABLE_A TABLE_B
     local a1 b1 b2 a2
     a1=$(insert_run "$1"); b1=$(insert_run "$2"); b2=$(insert_run "$2"); a2=$(insert_run "$1")
     echo "$a1 $a2 $b1 $b2" | awk '{printf "%.0f %.0f %.0f %.0f", ($1 + $3) / 2, ($2 + $4) / 2, ($5 + $7) / 2, ($6 + $8) / 2}'
+}
+
+# Rows per second of one INSERT ... SELECT of BULK_ROWS random fingerprints
+# into TABLE, after a checkpoint: the index's own per-row cost, without the
+# client round trip and commit that dominate single-row inserts.
+BULK_ROWS=100000
+bulk_seed=0
+bulk_run() {  # bulk_run TABLE
+    local t0 t1
+    bulk_seed=$((bulk_seed + 1))
+    psql_q -c "CHECKPOINT" >/dev/null
+    t0=$(now)
+    psql_q -c "INSERT INTO $1 (fp) SELECT ((hashint8(i)::bigint << 32) | (hashint8(i + 7000000000)::bigint & 4294967295))::simhash
+               FROM generate_series($bulk_seed * 1000000000::bigint, $bulk_seed * 1000000000::bigint + $BULK_ROWS - 1) i" >/dev/null
+    t1=$(now)
+    echo "$t0 $t1" | awk -v n="$BULK_ROWS" '{printf "%.0f", n / ($2 - $1)}'
+}
+bulk_pair() {  # bulk_pair TABLE_A TABLE_B: means of A B B A, "rows/s_A rows/s_B"
+    local a1 b1 b2 a2
+    a1=$(bulk_run "$1"); b1=$(bulk_run "$2"); b2=$(bulk_run "$2"); a2=$(bulk_run "$1")
+    echo "$a1 $a2 $b1 $b2" | awk '{printf "%.0f %.0f", ($1 + $2) / 2, ($3 + $4) / 2}'
 }
 
 psql_q -c "CREATE EXTENSION simhash" -c "CREATE EXTENSION pg_prewarm" || exit 1
@@ -204,6 +225,10 @@ SQL
     ins=($(insert_pair t_bt t_sh))
     row "inserts/s (WAL bytes/insert), four btrees" "${ins[0]} (${ins[1]})"
     row "inserts/s (WAL bytes/insert), simhash" "${ins[2]} (${ins[3]})"
+    local bulk
+    bulk=($(bulk_pair t_bt t_sh))
+    row "rows/s in one INSERT ... SELECT, four btrees" "${bulk[0]}"
+    row "rows/s in one INSERT ... SELECT, simhash" "${bulk[1]}"
     echo "  EXPLAIN (ANALYZE, BUFFERS) of one radius-3 query:" | tee -a "$RESULTS"
     tee -a "$RESULTS" <"$TMP/explain"
 }
