@@ -75,6 +75,12 @@ SELECT simhash('text', v.idf, 'mixed', 1) = simhash('text', v.idf) AS defaults_a
 SELECT simhash('text', v.idf, 'mixed', 2) FROM idf_value v;
 SELECT simhash('some text', simhash_idf_agg(body, 'words', 2), 'words', 2) IS NOT NULL AS words_2
   FROM idf_corpus;
+-- Without a tokenizer, simhash(text, idf) tokenizes as the counts were made
+-- (it used to insist on the default, mixed with n = 1, and fail here).
+SELECT simhash('some text with words', idf, 'words', 2) = simhash('some text with words', idf) AS follows_counts,
+       simhash('some text with words', idf) <> simhash('some text with words', simhash_idf_agg_default) AS not_default
+  FROM (SELECT simhash_idf_agg(body, 'words', 2) AS idf, simhash_idf_agg(body) AS simhash_idf_agg_default
+          FROM idf_corpus) c;
 SELECT simhash_idf_agg(body, 'sentences', 2) FROM idf_corpus;
 SELECT simhash_idf_agg(body, CASE WHEN id < 3 THEN 'mixed' ELSE 'chars' END, 2) FROM idf_corpus;
 SELECT pg_temp.sqlstate_of($$SELECT 'x'::simhash_idf$$) AS text_input,

@@ -334,18 +334,18 @@ CREATE AGGREGATE @extschema@.simhash_idf_agg(document text, tokenizer text, n in
 COMMENT ON AGGREGATE @extschema@.simhash_idf_agg(text)
     IS 'document frequencies of the features of simhash(text), for simhash(text, simhash_idf)';
 COMMENT ON AGGREGATE @extschema@.simhash_idf_agg(text, text, integer)
-    IS 'document frequencies of the features of simhash(text, tokenizer, n), for simhash(text, simhash_idf, tokenizer, n)';
+    IS 'document frequencies of the features of simhash(text, tokenizer, n), for simhash(text, simhash_idf)';
 
 CREATE FUNCTION @extschema@.simhash(document text, idf @extschema@.simhash_idf) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text_idf' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text, @extschema@.simhash_idf)
-    IS 'SimHash of a text, every occurrence of a feature weighted ln(1 + N / df) by the corpus counts';
+    IS 'SimHash of a text, tokenized as the corpus counts were, every occurrence of a feature weighted ln(1 + N / df) by them';
 
 CREATE FUNCTION @extschema@.simhash(document text, idf @extschema@.simhash_idf, tokenizer text, n integer)
     RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text_idf_tokenized' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text, @extschema@.simhash_idf, text, integer)
-    IS 'IDF-weighted SimHash of a text with the tokenizer the simhash_idf was counted with';
+    IS 'IDF-weighted SimHash of a text with an explicit tokenizer, which must be the one the simhash_idf was counted with';
 
 -- ==== index access method (src/index) ====
 

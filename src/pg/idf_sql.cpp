@@ -62,8 +62,8 @@ static const SimhashIdfHeader* cached_idf(FunctionCallInfo fcinfo, int argno) {
     return value;
 }
 
-static Datum idf_fingerprint(FunctionCallInfo fcinfo, simhash::TokenizerKind kind, int n) {
-    const SimhashIdfHeader* idf = cached_idf(fcinfo, 1);
+static Datum idf_fingerprint(FunctionCallInfo fcinfo, const SimhashIdfHeader* idf, simhash::TokenizerKind kind,
+                             int n) {
     if (idf->tokenizer != (uint8) kind || idf->ngram != n)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("simhash_idf was counted with tokenizer %s, n = %d, not %s, n = %d",
@@ -86,12 +86,18 @@ static Datum idf_fingerprint(FunctionCallInfo fcinfo, simhash::TokenizerKind kin
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
 
+/*
+ * Without a tokenizer, the one the counts were made with (checked when the
+ * value was decoded): the features must be counted the way their document
+ * frequencies were, so no other choice gives a meaningful fingerprint.
+ */
 extern "C" Datum simhash_text_idf(PG_FUNCTION_ARGS) {
-    return idf_fingerprint(fcinfo, simhash::kDefaultTokenizer, simhash::kDefaultNgram);
+    const SimhashIdfHeader* idf = cached_idf(fcinfo, 1);
+    return idf_fingerprint(fcinfo, idf, (simhash::TokenizerKind) idf->tokenizer, idf->ngram);
 }
 
 extern "C" Datum simhash_text_idf_tokenized(PG_FUNCTION_ARGS) {
     int32 n = PG_GETARG_INT32(3);
     simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(2), n);
-    return idf_fingerprint(fcinfo, kind, n);
+    return idf_fingerprint(fcinfo, cached_idf(fcinfo, 1), kind, n);
 }
