@@ -10,7 +10,8 @@
 # costs a page fault, ~50 us on these VMs, which would otherwise dominate).
 # Queries are drawn from 10000 query fingerprints, so the measured ones
 # touch pages all over the index rather than a few cached ones.
-#   build time, index size, single-row insert throughput, rows per second of a bulk INSERT ... SELECT
+#   build time, index size, single-row insert throughput, and rows per second
+#   of one INSERT ... SELECT of 100,000 rows (the index's own cost per row)
 # for: a sequential scan; four btree expression indexes on the 16-bit blocks
 # (OR-ed, then a distance filter: the hand-built pigeonhole); the simhash index.
 #
