@@ -134,6 +134,43 @@ SELECT pg_temp.estimated_rows($$SELECT id FROM posted WHERE fp % 'aaaaaaaaaaaaaa
        pg_temp.estimated_rows($$SELECT id FROM posted WHERE fp % '0123456789abcdef'$$) < 10 AS far_from_it;
 SELECT count(*) FROM posted WHERE fp % 'aaaaaaaaaaaaaaab';
 DROP TABLE posted;
+-- Fingerprints of text lean (common words push some bits the same way in
+-- every document).  The rows other than the most common values are modelled
+-- by each bit's share of ones in ANALYZE's histogram bounds, not as fair
+-- random bits, which estimated 1 row for radius-10 queries that matched
+-- hundreds and a join at 364 rows that returned 42,879 (found by black-box
+-- testing).  Here each of the top 32 bits is one in an eighth of the rows.
+CREATE TABLE leaning (id int, fp simhash);
+INSERT INTO leaning SELECT g, ((((hashint8(g) & hashint8(g + 100000) & hashint8(g + 200000))::bigint << 32)
+    | (hashint8(g + 300000)::bigint & 4294967295)))::simhash FROM generate_series(1, 20000) g;
+ANALYZE leaning;
+CREATE TEMP TABLE leaning_estimates AS
+SELECT pg_temp.estimated_rows($$SELECT id FROM leaning WHERE simhash_within(fp, '0000000012345678', 12)$$) AS est,
+       (SELECT count(*) FROM leaning WHERE simhash_within(fp, '0000000012345678', 12)) AS actual, 'restriction' AS what
+UNION ALL
+SELECT pg_temp.estimated_rows($$SELECT 1 FROM leaning a JOIN leaning b ON simhash_within(a.fp, b.fp, 12) WHERE b.id <= 50$$),
+       (SELECT count(*) FROM leaning a JOIN leaning b ON simhash_within(a.fp, b.fp, 12) WHERE b.id <= 50), 'join';
+SET simhash.threshold = 12;
+INSERT INTO leaning_estimates
+SELECT pg_temp.estimated_rows($$SELECT id FROM leaning WHERE fp % '0000000012345678'$$), actual, 'restriction, %'
+  FROM leaning_estimates WHERE what = 'restriction'
+UNION ALL
+SELECT pg_temp.estimated_rows($$SELECT 1 FROM leaning a JOIN leaning b ON a.fp % b.fp WHERE b.id <= 50$$), actual, 'join, %'
+  FROM leaning_estimates WHERE what = 'join';
+RESET simhash.threshold;
+-- A join counts the most common values against each other: a tenth of the
+-- rows holding one fingerprint gives a hundredth of all pairs
+CREATE TABLE reposted (id int, fp simhash);
+INSERT INTO reposted SELECT g, CASE WHEN g % 10 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash ELSE pg_temp.fp_of(g) END
+  FROM generate_series(1, 2000) g;
+ANALYZE reposted;
+INSERT INTO leaning_estimates
+SELECT pg_temp.estimated_rows($$SELECT 1 FROM reposted a JOIN reposted b ON a.fp % b.fp$$),
+       (SELECT count(*) FROM reposted a JOIN reposted b ON a.fp % b.fp), 'self-join, common value';
+SELECT what, actual > 10 AS many_match, est BETWEEN actual / 3.0 AND actual * 3.0 AS estimate_within_3x
+  FROM leaning_estimates ORDER BY what;
+DROP TABLE reposted;
+DROP TABLE leaning, leaning_estimates;
 -- index-only scan: the index returns the fingerprint itself
 VACUUM docs;
 SET enable_bitmapscan = off;

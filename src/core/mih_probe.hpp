@@ -55,9 +55,10 @@ double uniform_within_share(int r) noexcept;
 // The row estimate of % and simhash_within for radius r: that share, but at
 // least one in a million, as real collections hold near-duplicates that
 // uniform fingerprints would not.
+constexpr double kMinRadiusSelectivity = 1e-6;
 inline double radius_selectivity(int r) noexcept {
     double s = uniform_within_share(r);
-    return s > 1e-6 ? s : 1e-6;
+    return s > kMinRadiusSelectivity ? s : kMinRadiusSelectivity;
 }
 
 // Number of w-bit values within (<=) t bits of a given one, saturating.

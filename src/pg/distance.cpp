@@ -43,7 +43,9 @@ extern "C" Datum simhash_similar_sel(PG_FUNCTION_ARGS) {
 }
 
 extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) {
-    PG_RETURN_FLOAT8(simhash::radius_selectivity(simhash_threshold));
+    PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+    List *args = (List *) PG_GETARG_POINTER(2);
+    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, args, simhash_threshold));
 }
 
 extern "C" Datum simhash_within(PG_FUNCTION_ARGS) {

@@ -4,12 +4,15 @@
  * message posted ten thousand times) is what ANALYZE lists among the most
  * common values: those within the radius of a constant query count with
  * their measured frequency, as pg_trgm's matchingsel applies % to the MCV
- * list.  The other rows are taken to be spread like random fingerprints
- * (simhash::radius_selectivity), and NULLs never match.  Before, a query one
- * bit from a value held by 10% of the rows was estimated at one row.
+ * list.  The other rows are modelled by the share of ones at each bit,
+ * taken from ANALYZE's histogram bounds (a sample of the non-MCV rows;
+ * src/core/bit_shares.hpp): text fingerprints lean, and a model of fair
+ * random bits put rows=1 on radius-10 queries that matched 279 rows on
+ * average and a join at 364 rows that returned 42,879.  NULLs never match.
  */
 #include "radius_selectivity.h"
 
+#include "bit_shares.hpp"
 #include "hamming.hpp"
 #include "mih_probe.hpp"
 
@@ -20,19 +23,74 @@ extern "C" {
 #include "utils/selfuncs.h"
 }
 
+namespace {
+
+/*
+ * What the statistics say about one side: NULL share, most common values
+ * (for joins) and each bit's share of ones in the rest.
+ */
+struct ColumnModel {
+    double nullfrac = 0;
+    double share[64];
+    int nmcv = 0;
+    uint64 *mcv = nullptr;
+    double *mcv_freq = nullptr;
+    double mcv_total = 0;
+};
+
+void fill_mcvs(VariableStatData *vardata, ColumnModel *m) {
+    AttStatsSlot sslot;
+    if (!HeapTupleIsValid(vardata->statsTuple) ||
+        !get_attstatsslot(&sslot, vardata->statsTuple, STATISTIC_KIND_MCV, InvalidOid,
+                          ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS))
+        return;
+    int n = Min(sslot.nvalues, sslot.nnumbers);
+    m->mcv = (uint64 *) palloc(sizeof(uint64) * Max(n, 1));
+    m->mcv_freq = (double *) palloc(sizeof(double) * Max(n, 1));
+    for (int i = 0; i < n; i++) {
+        m->mcv[i] = DatumGetSimhash(sslot.values[i]);
+        m->mcv_freq[i] = sslot.numbers[i];
+        m->mcv_total += sslot.numbers[i];
+    }
+    m->nmcv = n;
+    free_attstatsslot(&sslot);
+}
+
+void fill_model(VariableStatData *vardata, ColumnModel *m) {
+    for (double &s : m->share) s = 0.5;
+    m->nullfrac = 0;
+    if (!HeapTupleIsValid(vardata->statsTuple)) return;
+    m->nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata->statsTuple))->stanullfrac;
+    AttStatsSlot h;
+    if (!get_attstatsslot(&h, vardata->statsTuple, STATISTIC_KIND_HISTOGRAM, InvalidOid, ATTSTATSSLOT_VALUES)) return;
+    if ((size_t) h.nvalues >= simhash::kMinBitShareSample) {
+        uint64 *sample = (uint64 *) palloc(sizeof(uint64) * h.nvalues);
+        for (int i = 0; i < h.nvalues; i++) sample[i] = DatumGetSimhash(h.values[i]);
+        simhash::estimate_bit_shares(sample, (size_t) h.nvalues, m->share);
+        pfree(sample);
+    }
+    free_attstatsslot(&h);
+}
+
+double at_least_floor(double s) { return s > simhash::kMinRadiusSelectivity ? s : simhash::kMinRadiusSelectivity; }
+
+}  // namespace
+
 double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varRelid, int radius) {
-    double random_share = simhash::radius_selectivity(radius);
     VariableStatData vardata;
     Node *other;
     bool varonleft;
-    if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft)) return random_share;
-    double sel = random_share;
-    if (IsA(other, Const) && !((Const *) other)->constisnull && HeapTupleIsValid(vardata.statsTuple)) {
+    if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft))
+        return simhash::radius_selectivity(radius);
+    ColumnModel m;
+    fill_model(&vardata, &m);
+    double sel;
+    if (IsA(other, Const) && !((Const *) other)->constisnull) {
         uint64 q = DatumGetSimhash(((Const *) other)->constvalue);
-        double nullfrac = ((Form_pg_statistic) GETSTRUCT(vardata.statsTuple))->stanullfrac;
         double mcv_match = 0, mcv_total = 0;
         AttStatsSlot sslot;
-        if (get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_MCV, InvalidOid,
+        if (HeapTupleIsValid(vardata.statsTuple) &&
+            get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_MCV, InvalidOid,
                              ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
             for (int i = 0; i < sslot.nvalues && i < sslot.nnumbers; i++) {
                 mcv_total += sslot.numbers[i];
@@ -41,10 +99,44 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
             }
             free_attstatsslot(&sslot);
         }
-        double rest = 1.0 - nullfrac - mcv_total;
-        sel = mcv_match + (rest > 0 ? rest : 0) * random_share;
+        double rest = 1.0 - m.nullfrac - mcv_total;
+        sel = mcv_match + (rest > 0 ? rest : 0) * at_least_floor(simhash::biased_within_share(q, m.share, radius));
+    } else {
+        /* a parameter or another column of the row: a query like the column's own rows */
+        sel = (1.0 - m.nullfrac) * at_least_floor(simhash::biased_pair_within_share(m.share, m.share, radius));
     }
     ReleaseVariableStats(vardata);
+    CLAMP_PROBABILITY(sel);
+    return sel;
+}
+
+/*
+ * Pairs: most common values against each other (a text posted many times
+ * matches itself in a self-join), each side's most common values against
+ * the other's modelled rest, and rest against rest.
+ */
+double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius) {
+    if (list_length(args) < 2) return simhash::radius_selectivity(radius);
+    VariableStatData a, b;
+    examine_variable(root, (Node *) linitial(args), 0, &a);
+    examine_variable(root, (Node *) lsecond(args), 0, &b);
+    ColumnModel ma, mb;
+    fill_model(&a, &ma);
+    fill_model(&b, &mb);
+    fill_mcvs(&a, &ma);
+    fill_mcvs(&b, &mb);
+    ReleaseVariableStats(a);
+    ReleaseVariableStats(b);
+    double rest_a = Max(0.0, 1.0 - ma.nullfrac - ma.mcv_total), rest_b = Max(0.0, 1.0 - mb.nullfrac - mb.mcv_total);
+    double sel = rest_a * rest_b * simhash::biased_pair_within_share(ma.share, mb.share, radius);
+    for (int i = 0; i < ma.nmcv; i++) {
+        for (int j = 0; j < mb.nmcv; j++)
+            if (simhash::hamming_distance(ma.mcv[i], mb.mcv[j]) <= radius) sel += ma.mcv_freq[i] * mb.mcv_freq[j];
+        sel += ma.mcv_freq[i] * rest_b * simhash::biased_within_share(ma.mcv[i], mb.share, radius);
+    }
+    for (int j = 0; j < mb.nmcv; j++)
+        sel += mb.mcv_freq[j] * rest_a * simhash::biased_within_share(mb.mcv[j], ma.share, radius);
+    sel = Max(sel, (1.0 - ma.nullfrac) * (1.0 - mb.nullfrac) * simhash::kMinRadiusSelectivity);
     CLAMP_PROBABILITY(sel);
     return sel;
 }

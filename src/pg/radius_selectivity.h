@@ -16,4 +16,7 @@ extern "C" {
  */
 double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varRelid, int radius);
 
+/* The share of pairs of rows within radius: args are the two sides of the join. */
+double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius);
+
 #endif
