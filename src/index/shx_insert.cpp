@@ -82,18 +82,9 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     update_directory(index, st, part, oldblk, newblk, sep, old.hi);
 }
 
-bool has_room(Buffer buf) {
-    PageHeader ph = (PageHeader) BufferGetPage(buf);
-    return ph->pd_lower + SHI_TAIL_ENTRY <= ph->pd_upper;
-}
-
 /* Appends (key, tid) to the exclusively locked leaf buf, which has room; releases buf. */
 void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
-    GenericXLogState *x = GenericXLogStart(index);
-    Page p = GenericXLogRegisterBuffer(x, buf, 0);
-    if (!shi_leaf_append(p, key, tid))
-        elog(ERROR, "simhash index \"%s\": no room on a leaf checked for room", RelationGetRelationName(index));
-    GenericXLogFinish(x);
+    shi_append_entries(index, &buf, &key, 1, tid);
     UnlockReleaseBuffer(buf);
 }
 
@@ -127,7 +118,7 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
  */
 void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
     Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
-    if (has_room(buf)) {
+    if (shi_leaf_has_room(buf)) {
         append_entry(index, buf, key, tid);
         return;
     }
@@ -142,7 +133,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
         shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);
         shi_check_right_step(index, BufferGetPage(rbuf), BufferGetBlockNumber(buf), op->hi, next);
-        if (has_room(rbuf)) {
+        if (shi_leaf_has_room(rbuf)) {
             UnlockReleaseBuffer(buf);
             append_entry(index, rbuf, key, tid);
             return;
@@ -174,8 +165,8 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
  * The partitions' entries go in together: every leaf that has room is
  * locked first, in partition order, and all of them are changed in one
  * generic WAL record of up to MAX_GENERIC_XLOG_PAGES pages (one record per
- * row instead of one per partition: a fifth less CPU per row; about half
- * of what remains is generic WAL comparing each page byte by byte).  Locks
+ * row instead of one per partition: a fifth less CPU per row), built
+ * without comparing pages (shx_append.cpp).  Locks
  * are taken partition by partition, and within a partition left to right,
  * which is the order every other lock holder follows (scans and VACUUM hold
  * one page at a time), so holding a lower partition's leaf while walking a
@@ -196,7 +187,7 @@ bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid
         for (int p = first; p < last; p++) {
             uint64 key = simhash::rotl64(fp, st->rot[p]);
             Buffer buf = shi_find_leaf(index, st, p, key, BUFFER_LOCK_EXCLUSIVE);
-            if (has_room(buf)) {
+            if (shi_leaf_has_room(buf)) {
                 held[nheld] = buf;
                 held_key[nheld++] = key;
             } else {
@@ -205,14 +196,7 @@ bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid
             }
         }
         if (nheld > 0) {
-            GenericXLogState *x = GenericXLogStart(index);
-            for (int i = 0; i < nheld; i++) {
-                Page page = GenericXLogRegisterBuffer(x, held[i], 0);
-                if (!shi_leaf_append(page, held_key[i], ht_ctid))
-                    elog(ERROR, "simhash index \"%s\": no room on a leaf checked for room",
-                         RelationGetRelationName(index));
-            }
-            GenericXLogFinish(x);
+            shi_append_entries(index, held, held_key, nheld, ht_ctid);
             for (int i = 0; i < nheld; i++) UnlockReleaseBuffer(held[i]);
         }
         for (int i = 0; i < nfull; i++)
