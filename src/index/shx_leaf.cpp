@@ -145,6 +145,12 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
             p = gend;
             continue;
         }
+        /*
+         * A group at 10M rows is ~150 entries, 1.8 kB: asking for all its
+         * cache lines at once overlaps their misses, where the scan alone
+         * would wait for the hardware prefetcher to catch on line by line.
+         */
+        for (const char *line = p; line < gend; line += 64) __builtin_prefetch(line);
         uint64 top = (uint64) prefix << 48;
         /* only a group at either end of [lo, hi] can hold keys outside it */
         bool whole = top >= lo && (top | UINT64CONST(0xFFFFFFFFFFFF)) <= hi;
