@@ -10,9 +10,10 @@
  * generic WAL's own record format (resource manager "Generic", one block
  * reference per page, each with a delta of fragments {uint16 offset, uint16
  * length, bytes}; access/transam/generic_xlog.c): PostgreSQL's generic redo
- * replays it, on a standby and after a crash, exactly as a record
- * GenericXLogFinish had written, so no library needs preloading and nothing
- * changes for a standby.  The page is changed in place in a critical
+ * replays it, on a standby and after a crash, as it replays the records
+ * of GenericXLogFinish (which would log only the byte of pd_lower that
+ * changed, where this logs both), so no library needs preloading and
+ * nothing changes for a standby.  The page is changed in place in a critical
  * section, as nbtree changes its pages.  Elsewhere the generic WAL API does
  * the same job, more slowly.
  */
