@@ -61,7 +61,7 @@
  *           count 12-byte entries (low 48 key bits, 6-byte heap tid);
  *           its length is ShiPageOpaque.packed_len;
  *   tail:   14-byte entries (8-byte key, heap tid) that inserts append, so an
- *           insert's generic-WAL delta is ~30 bytes.
+ *           insert logs 24 bytes per page (shx_append.cpp).
  * When the tail fills the page, the page is re-packed (sorted, grouped) if
  * that frees at least a tenth of it, else split.  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
@@ -99,9 +99,10 @@
  * CONCURRENCY.  Readers take a share lock on one page at a time and move
  * right.  An inserter locks exclusively, in partition order, the leaf of
  * each partition that has room and appends to all of them in one generic
- * WAL record (four pages at most per record: blocks = 6 takes two); the
- * order, partition by partition and left to right within one, is the order
- * every lock holder follows, so it cannot deadlock.  A full leaf is handled
+ * WAL record, which it builds itself (shx_append.cpp; four pages at most
+ * per record: blocks = 6 takes two); the order, partition by partition
+ * and left to right within one, is the order every lock holder follows,
+ * so it cannot deadlock.  A full leaf is handled
  * afterwards on its own: re-packed, or split (left page and new right page
  * are one record of two buffers, then each changed directory page is its
  * own record).  VACUUM

@@ -4,6 +4,8 @@
 # of near-duplicates), and for a skewed set made from real text, it prints:
 #   p50/p95 client latency of radius-3 search (pgbench, prepared statements)
 #   p50/p95 of exact KNN top-10
+#   the floor under them: the same round trip and query-fingerprint lookup
+#   without a search (a ratio of latencies cannot exceed btrees / floor)
 # Latencies are steady-state: every relation is read into shared_buffers
 # first, and each pgbench connection runs BENCH_WARMUP transactions whose
 # latencies are not counted (a backend's first touch of a shared-buffer page
@@ -176,6 +178,12 @@ SQL
 \set k random(1, 10000)
 SELECT id FROM t_sh WHERE simhash_within(fp, (SELECT q FROM queries WHERE k = :k), 3);
 SQL
+    # what every query above pays without searching: the round trip and the
+    # lookup of the query fingerprint (the floor under the latencies)
+    cat >"$TMP/floor.sql" <<'SQL'
+\set k random(1, 10000)
+SELECT q FROM queries WHERE k = :k;
+SQL
     cat >"$TMP/knn_seq.sql" <<'SQL'
 \set k random(1, 10000)
 SELECT id FROM base ORDER BY fp <-> (SELECT q FROM queries WHERE k = :k) LIMIT 10;
@@ -209,6 +217,7 @@ SQL
         | grep -E "Buffers|Index" | head -4 | sed 's/^/    /' >"$TMP/explain"
 
     psql_q -c "SELECT sum(pg_prewarm(c)) FROM unnest(array['base', 'queries', 'queries_pkey', 't_bt', 'bt0', 'bt1', 'bt2', 'bt3', 't_sh', 'sh']) c" >/dev/null
+    row "floor p50/p95 ms: query lookup, no search" "$(latency "$TMP/floor.sql" "$NQ" "$NWARM")"
     row "radius-3 p50/p95 ms, seq scan" "$(latency "$TMP/r3_seq.sql" "$NSEQ" 2)"
     row "radius-3 p50/p95 ms, four btrees" "$(latency "$TMP/r3_bt.sql" "$NQ" "$NWARM")"
     row "radius-3 p50/p95 ms, simhash" "$(latency "$TMP/r3_sh.sql" "$NQ" "$NWARM")"
