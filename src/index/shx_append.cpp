@@ -11,7 +11,7 @@
  * reference per page, each with a delta of fragments {uint16 offset, uint16
  * length, bytes}; access/transam/generic_xlog.c): PostgreSQL's generic redo
  * replays it, on a standby and after a crash, as it replays the records
- * of GenericXLogFinish (which would log only the byte of pd_lower that
+ * of GenericXLogFinish (which would log only the bytes of pd_lower that
  * changed, where this logs both), so no library needs preloading and
  * nothing changes for a standby.  The page is changed in place in a critical
  * section, as nbtree changes its pages.  Elsewhere the generic WAL API does
@@ -59,8 +59,9 @@ bool shi_leaf_has_room(Buffer buf) {
 }
 
 void shi_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid) {
-    Assert(n >= 1 && n <= MAX_GENERIC_XLOG_PAGES);
     /* checked before the critical section: an error inside one is a PANIC */
+    if (n < 1 || n > MAX_GENERIC_XLOG_PAGES)
+        elog(ERROR, "simhash index \"%s\": %d pages in one WAL record", RelationGetRelationName(index), n);
     for (int i = 0; i < n; i++)
         if (!shi_leaf_has_room(bufs[i]))
             elog(ERROR, "simhash index \"%s\": no room on a leaf checked for room", RelationGetRelationName(index));
