@@ -116,20 +116,23 @@ insert_pair() {  # insert_pair TABLE_A TABLE_B
 # client round trip and commit that dominate single-row inserts.
 BULK_ROWS=100000
 bulk_seed=0
-bulk_run() {  # bulk_run TABLE
-    local t0 t1
+bulk_run() {  # bulk_run TABLE: prints "rows/s wal_bytes_per_row"
+    local t0 t1 wal0 wal1
     bulk_seed=$((bulk_seed + 1))
     psql_q -c "CHECKPOINT" >/dev/null
+    wal0=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
     t0=$(now)
     psql_q -c "INSERT INTO $1 (fp) SELECT ((hashint8(i)::bigint << 32) | (hashint8(i + 7000000000)::bigint & 4294967295))::simhash
                FROM generate_series($bulk_seed * 1000000000::bigint, $bulk_seed * 1000000000::bigint + $BULK_ROWS - 1) i" >/dev/null
     t1=$(now)
-    echo "$t0 $t1" | awk -v n="$BULK_ROWS" '{printf "%.0f", n / ($2 - $1)}'
+    wal1=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
+    echo "$t0 $t1" | awk -v n="$BULK_ROWS" -v w0="$wal0" -v w1="$wal1" '{printf "%.0f %.0f", n / ($2 - $1), (w1 - w0) / n}'
 }
-bulk_pair() {  # bulk_pair TABLE_A TABLE_B: means of A B B A, "rows/s_A rows/s_B"
+# means of A B B A: "rows/s_A wal_A rows/s_B wal_B"
+bulk_pair() {  # bulk_pair TABLE_A TABLE_B
     local a1 b1 b2 a2
     a1=$(bulk_run "$1"); b1=$(bulk_run "$2"); b2=$(bulk_run "$2"); a2=$(bulk_run "$1")
-    echo "$a1 $a2 $b1 $b2" | awk '{printf "%.0f %.0f", ($1 + $2) / 2, ($3 + $4) / 2}'
+    echo "$a1 $a2 $b1 $b2" | awk '{printf "%.0f %.0f %.0f %.0f", ($1 + $3) / 2, ($2 + $4) / 2, ($5 + $7) / 2, ($6 + $8) / 2}'
 }
 
 psql_q -c "CREATE EXTENSION simhash" -c "CREATE EXTENSION pg_prewarm" || exit 1
@@ -237,8 +240,8 @@ SQL
     row "inserts/s (WAL bytes/insert), simhash" "${ins[2]} (${ins[3]})"
     local bulk
     bulk=($(bulk_pair t_bt t_sh))
-    row "rows/s in one INSERT ... SELECT, four btrees" "${bulk[0]}"
-    row "rows/s in one INSERT ... SELECT, simhash" "${bulk[1]}"
+    row "rows/s (WAL bytes/row) in one INSERT ... SELECT, four btrees" "${bulk[0]} (${bulk[1]})"
+    row "rows/s (WAL bytes/row) in one INSERT ... SELECT, simhash" "${bulk[2]} (${bulk[3]})"
     echo "  EXPLAIN (ANALYZE, BUFFERS) of one radius-3 query:" | tee -a "$RESULTS"
     tee -a "$RESULTS" <"$TMP/explain"
 }
