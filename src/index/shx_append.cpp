@@ -4,7 +4,7 @@
  * An insert appends 14 bytes to the tail of up to four leaves.  Through the
  * generic WAL API that costs, per page, a copy of the whole page and a
  * byte-by-byte comparison of its used part with the copy to find the
- * change, plus a 64 kB work area: about half of the index's CPU per
+ * change, plus a 64 kB work area: 60% of the index's CPU per
  * inserted row, although we know exactly which bytes change.  So on the
  * PostgreSQL versions we test, the record is built here directly, in
  * generic WAL's own record format (resource manager "Generic", one block
