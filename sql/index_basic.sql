@@ -517,6 +517,22 @@ SELECT count(*) >= 0 AS bitmap_scan FROM docs WHERE fp % '0123456789abcdef';
 SELECT pg_stat_get_xact_numscans('docs_fp'::regclass) AS scans;
 COMMIT;
 
+-- Pages read again through the buffer they were found in before
+-- (ReadRecentBuffer, shx_buffer_guess.cpp) count in pg_statio_*_indexes as
+-- ReadBuffer's reads do: a scan repeated in one transaction fetches as
+-- many blocks each time, all hits.
+BEGIN;
+SET LOCAL enable_seqscan = off;
+SET LOCAL enable_bitmapscan = off;
+SELECT count(*) > 0 AS found FROM docs WHERE simhash_within(fp, pg_temp.fp_of(8), 9);
+SELECT pg_stat_get_xact_blocks_fetched('docs_fp'::regclass) AS f1 \gset
+SELECT count(*) > 0 AS found FROM docs WHERE simhash_within(fp, pg_temp.fp_of(8), 9);
+SELECT pg_stat_get_xact_blocks_fetched('docs_fp'::regclass) AS f2, pg_stat_get_xact_blocks_hit('docs_fp'::regclass) AS h2 \gset
+SELECT count(*) > 0 AS found FROM docs WHERE simhash_within(fp, pg_temp.fp_of(8), 9);
+SELECT :f2 - :f1 > 0 AS counted, :f2 - :f1 = pg_stat_get_xact_blocks_fetched('docs_fp'::regclass) - :f2 AS same,
+       pg_stat_get_xact_blocks_hit('docs_fp'::regclass) - :h2 = pg_stat_get_xact_blocks_fetched('docs_fp'::regclass) - :f2 AS all_hits;
+COMMIT;
+
 -- Catalog: operator class, properties
 SELECT amvalidate(oid) FROM pg_opclass WHERE opcname = 'simhash_ops';
 SELECT p, pg_index_column_has_property('docs_fp'::regclass, 1, p)

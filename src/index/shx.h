@@ -124,7 +124,7 @@
  * planner support), shx_pages.cpp (page helpers, metapage, directory,
  * leaf search), shx_leaf.cpp (leaf encoding), shx_build.cpp,
  * shx_insert.cpp, shx_append.cpp (an insert's leaf appends and their WAL
- * record), shx_scan.cpp (radius, KNN), shx_nulls.cpp (the NULL rows
+ * record), shx_buffer_guess.cpp (which buffer a page was in), shx_scan.cpp (radius, KNN), shx_nulls.cpp (the NULL rows
  * a scan without a condition returns last), shx_vacuum.cpp,
  * shx_check.cpp (check and stats).
  */
@@ -297,6 +297,7 @@ typedef struct ShiState {
     BlockNumber first_leaf[SHI_MAX_PARTS];
     uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
     struct ShiLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
+    struct ShiBufferGuess *guesses; /* backend-local buffers of pages read (shx_buffer_guess.cpp); the same */
     MemoryContext cxt;           /* holds this state and the hints (shi_get_state) */
 } ShiState;
 
@@ -348,6 +349,8 @@ BlockNumber shi_hint_lookup(Relation index, int part, uint64 key);
 void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
 /* a walk toward key has moved steps pages right and reached leaf blk: maybe a start for later walks */
 void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps);
+/* ReadBuffer, through the buffer that held the page before when it still does (shx_buffer_guess.cpp) */
+Buffer shi_read_page(Relation index, BlockNumber blk);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
 void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 

@@ -129,7 +129,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         if (next == BufferGetBlockNumber(buf)) /* locking it again would wait for ourselves */
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("index \"%s\" page %u links to itself", RelationGetRelationName(index), next)));
-        Buffer rbuf = ReadBuffer(index, next);
+        Buffer rbuf = shi_read_page(index, next);
         LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
         shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);
         shi_check_right_step(index, BufferGetPage(rbuf), BufferGetBlockNumber(buf), op->hi, next);

@@ -144,7 +144,7 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
         buf = *keep;
     } else {
         if (keep != nullptr && BufferIsValid(*keep)) ReleaseBuffer(*keep);
-        buf = ReadBuffer(index, dblk);
+        buf = shi_read_page(index, dblk);
         if (keep != nullptr) *keep = buf;
     }
     LockBuffer(buf, BUFFER_LOCK_SHARE);
@@ -199,7 +199,7 @@ static void record_skip(Relation index, BlockNumber from, uint64 hi, BlockNumber
  */
 Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode) {
     BlockNumber blk = shi_dir_lookup(index, st, part, key);
-    Buffer buf = ReadBuffer(index, blk);
+    Buffer buf = shi_read_page(index, blk);
     int held = lockmode; /* the hint is usually the page: lock it as the caller wants */
     LockBuffer(buf, held);
     BlockNumber from = InvalidBlockNumber;
@@ -253,7 +253,8 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         from_hi = op->hi;
         blk = shi_next_leaf_past(op, blk);
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-        buf = ReleaseAndReadBuffer(buf, index, blk);
+        ReleaseBuffer(buf);
+        buf = shi_read_page(index, blk);
         held = BUFFER_LOCK_SHARE;
         LockBuffer(buf, held);
         arrived = true;

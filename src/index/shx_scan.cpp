@@ -254,7 +254,7 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
             w->steps = 0;
         }
         for (;;) {
-            Buffer buf = ReadBuffer(index, w->blk);
+            Buffer buf = shi_read_page(index, w->blk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
             Page page = BufferGetPage(buf);
             shi_check_page(index, page, w->blk, SHI_LEAF);
