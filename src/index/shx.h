@@ -124,8 +124,9 @@
  * planner support), shx_pages.cpp (page helpers, metapage, directory,
  * leaf search), shx_leaf.cpp (leaf encoding), shx_build.cpp,
  * shx_insert.cpp, shx_append.cpp (an insert's leaf appends and their WAL
- * record), shx_buffer_guess.cpp (which buffer a page was in), shx_scan.cpp (radius, KNN), shx_nulls.cpp (the NULL rows
- * a scan without a condition returns last), shx_vacuum.cpp,
+ * record), shx_buffer_guess.cpp (which buffer a page was in),
+ * shx_scan.cpp (radius, KNN), shx_nulls.cpp (the NULL rows a scan without
+ * a condition returns last), shx_vacuum.cpp,
  * shx_check.cpp (check and stats).
  */
 #ifndef SHX_H
@@ -360,13 +361,13 @@ Size shi_packed_size(const simhash::KeyTid *a, int n);
 void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
 bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
 bool shi_leaf_layout_ok(Page page);
+int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);
 
 /* appending a row's entries to leaves, with their WAL record (shx_append.cpp) */
 bool shi_leaf_has_room(Buffer buf);
 /* appends (keys[i], tid) to each of the n <= MAX_GENERIC_XLOG_PAGES exclusively
  * locked leaves bufs[i], which have room, in one WAL record; keeps the locks */
 void shi_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid);
-int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);
 
 /* (key, packed tid) pairs sorted within a memory budget, spilling to disk (shx_pair_sort.cpp) */
 typedef struct ShiPairSort {

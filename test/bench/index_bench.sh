@@ -83,6 +83,7 @@ latency() {  # latency SCRIPT TRANSACTIONS [WARMUP]
                               printf "%.3f %.3f", a[i50] / 1000, a[i95] / 1000}'
     rm -rf "$dir"
 }
+wal_bytes() { psql_q -c "SELECT wal_bytes FROM pg_stat_wal"; }
 # Single-row inserts per second into TABLE for INS_SECS seconds, after a
 # checkpoint (so full-page images count as they do in production); also the
 # WAL bytes per insert.  Prints "tps wal_bytes_per_insert".
@@ -95,19 +96,20 @@ INSERT INTO $1 (fp) VALUES ((((:a)::bigint << 32) | (:b)::bigint)::simhash);
 SQL
     chmod a+r "$f"
     psql_q -c "CHECKPOINT" >/dev/null
-    wal0=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
+    wal0=$(wal_bytes)
     out=$(cd "$TMP" && as_cluster_owner pgbench -n -h "$TMP" -M prepared -f "$f" -T "$INS_SECS" postgres 2>/dev/null)
-    wal1=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
+    wal1=$(wal_bytes)
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
     echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
         awk -v t="$tps" -v w0="$wal0" -v w1="$wal1" '{printf "%.0f %.0f", t, ($1 > 0 ? (w1 - w0) / $1 : 0)}'
 }
-# Both tables twice, in the order A B B A, so that drift in the machine's
-# load and in checkpoint timing falls on both equally; prints the means as
-# "tps_A wal_A tps_B wal_B".
-insert_pair() {  # insert_pair TABLE_A TABLE_B
+# RUN (insert_run or bulk_run, each printing "rate wal_bytes") on both
+# tables twice, in the order A B B A, so that drift in the machine's load
+# and in checkpoint timing falls on both equally; prints the means as
+# "rate_A wal_A rate_B wal_B".
+abba() {  # abba RUN TABLE_A TABLE_B
     local a1 b1 b2 a2
-    a1=$(insert_run "$1"); b1=$(insert_run "$2"); b2=$(insert_run "$2"); a2=$(insert_run "$1")
+    a1=$("$1" "$2"); b1=$("$1" "$3"); b2=$("$1" "$3"); a2=$("$1" "$2")
     echo "$a1 $a2 $b1 $b2" | awk '{printf "%.0f %.0f %.0f %.0f", ($1 + $3) / 2, ($2 + $4) / 2, ($5 + $7) / 2, ($6 + $8) / 2}'
 }
 
@@ -120,19 +122,13 @@ bulk_run() {  # bulk_run TABLE: prints "rows/s wal_bytes_per_row"
     local t0 t1 wal0 wal1
     bulk_seed=$((bulk_seed + 1))
     psql_q -c "CHECKPOINT" >/dev/null
-    wal0=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
+    wal0=$(wal_bytes)
     t0=$(now)
     psql_q -c "INSERT INTO $1 (fp) SELECT ((hashint8(i)::bigint << 32) | (hashint8(i + 7000000000)::bigint & 4294967295))::simhash
                FROM generate_series($bulk_seed * 1000000000::bigint, $bulk_seed * 1000000000::bigint + $BULK_ROWS - 1) i" >/dev/null
     t1=$(now)
-    wal1=$(psql_q -c "SELECT wal_bytes FROM pg_stat_wal")
+    wal1=$(wal_bytes)
     echo "$t0 $t1" | awk -v n="$BULK_ROWS" -v w0="$wal0" -v w1="$wal1" '{printf "%.0f %.0f", n / ($2 - $1), (w1 - w0) / n}'
-}
-# means of A B B A: "rows/s_A wal_A rows/s_B wal_B"
-bulk_pair() {  # bulk_pair TABLE_A TABLE_B
-    local a1 b1 b2 a2
-    a1=$(bulk_run "$1"); b1=$(bulk_run "$2"); b2=$(bulk_run "$2"); a2=$(bulk_run "$1")
-    echo "$a1 $a2 $b1 $b2" | awk '{printf "%.0f %.0f %.0f %.0f", ($1 + $3) / 2, ($2 + $4) / 2, ($5 + $7) / 2, ($6 + $8) / 2}'
 }
 
 psql_q -c "CREATE EXTENSION simhash" -c "CREATE EXTENSION pg_prewarm" || exit 1
@@ -235,11 +231,11 @@ SQL
     row "size MiB, simhash" "$sh_size"
     row "queries where btrees != simhash" "$agree (of 20)"
     local ins
-    ins=($(insert_pair t_bt t_sh))
+    ins=($(abba insert_run t_bt t_sh))
     row "inserts/s (WAL bytes/insert), four btrees" "${ins[0]} (${ins[1]})"
     row "inserts/s (WAL bytes/insert), simhash" "${ins[2]} (${ins[3]})"
     local bulk
-    bulk=($(bulk_pair t_bt t_sh))
+    bulk=($(abba bulk_run t_bt t_sh))
     row "rows/s (WAL bytes/row) in one INSERT ... SELECT, four btrees" "${bulk[0]} (${bulk[1]})"
     row "rows/s (WAL bytes/row) in one INSERT ... SELECT, simhash" "${bulk[2]} (${bulk[3]})"
     echo "  EXPLAIN (ANALYZE, BUFFERS) of one radius-3 query:" | tee -a "$RESULTS"
