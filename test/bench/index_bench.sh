@@ -116,11 +116,15 @@ abba() {  # abba RUN TABLE_A TABLE_B
 # Rows per second of one INSERT ... SELECT of BULK_ROWS random fingerprints
 # into TABLE, after a checkpoint: the index's own per-row cost, without the
 # client round trip and commit that dominate single-row inserts.
+# Each run inserts new fingerprints: the run number is kept in a file,
+# because abba calls bulk_run in a command substitution (a subshell), where
+# a shell variable's increment would be lost and every run would insert the
+# same rows again.
 BULK_ROWS=100000
-bulk_seed=0
 bulk_run() {  # bulk_run TABLE: prints "rows/s wal_bytes_per_row"
-    local t0 t1 wal0 wal1
-    bulk_seed=$((bulk_seed + 1))
+    local t0 t1 wal0 wal1 bulk_seed
+    bulk_seed=$(($(cat "$TMP/bulk_runs" 2>/dev/null || echo 0) + 1))
+    echo "$bulk_seed" >"$TMP/bulk_runs"
     psql_q -c "CHECKPOINT" >/dev/null
     wal0=$(wal_bytes)
     t0=$(now)
