@@ -57,9 +57,17 @@
  * its right neighbour's lo (equal keys may straddle a boundary); the leftmost
  * page has lo = 0 and the rightmost hi = 2^64-1.  A leaf's entries (between
  * the page header and pd_lower) come in two regions:
- *   packed: sorted groups {uint16 top 16 key bits, uint16 count} followed by
- *           count 12-byte entries (low 48 key bits, 6-byte heap tid);
- *           its length is ShiPageOpaque.packed_len;
+ *   packed: the page's sorted entries grouped by their top 16 key bits:
+ *           {uint16 groups G, uint16 entries N}, then the group table,
+ *           G x {uint16 top 16 key bits, uint16 index of its first entry}
+ *           (strictly increasing), then N x 6 bytes of low 48 key bits, then
+ *           N x 6-byte heap tids; its length, 4 + 4G + 12N, is
+ *           ShiPageOpaque.packed_len.  The group table sits right after the
+ *           page header, in the cache line a reader touches first, so a probe
+ *           finds its group by a binary search there instead of walking the
+ *           page; and the key bits apart from the tids halve the bytes a
+ *           probe scans (on-disk version 2; version 1 interleaved each
+ *           group's header with its entries);
  *   tail:   14-byte entries (8-byte key, heap tid) that inserts append, so an
  *           insert logs 24 bytes per page (shx_append.cpp).
  * When the tail fills the page, the page is re-packed (sorted, grouped) if
@@ -87,12 +95,14 @@
  *   partition 2: key = rotl(fp, 32)              = 0x9abc_def0_1234_5678
  *   partition 3: key = rotl(fp, 48)              = 0xdef0_1234_5678_9abc
  * The row is stored four times; in partition 1 it sits in the packed group
- * with prefix 0x5678 as the 12 bytes 0x9abc_def0_1234 + tid.  A query for
+ * with prefix 0x5678 as the 6 bytes 0x9abc_def0_1234 in the key array and
+ * its tid at the same position in the tid array.  A query for
  * radius 3 has t = 0: it probes key range [0x1234 << 48, (0x1235 << 48) - 1]
  * in partition 0, [0x5678 << 48, ...] in partition 1, and so on: directory
  * slot 0x1234 of partition 0 names a leaf, usually the very leaf holding the
- * range; the scan reads the group 0x1234 of that leaf (and its tail),
- * computes popcount(fp ^ q) for each entry and keeps those <= 3.
+ * range; the scan finds group 0x1234 in that leaf's group table, computes
+ * popcount(fp ^ q) for each entry of the group (and of the tail) from its
+ * key bits, and keeps those <= 3, reading their tids.
  * Radius 7 has t = 1: 17 probes per partition (q's block and its 16
  * one-bit neighbours).
  *
@@ -145,7 +155,7 @@ extern "C" {
 }
 
 #define SHI_MAGIC 0x53484958u /* "SHIX" */
-#define SHI_VERSION 1
+#define SHI_VERSION 2 /* 1: groups and their entries interleaved (before 2026-11-26) */
 #define SHI_METAPAGE_BLKNO 0
 #define SHI_MAX_PARTS 16
 #define SHI_DEFAULT_PARTS 4
@@ -198,8 +208,9 @@ typedef struct ShiMetaPageData {
 } ShiMetaPageData;
 
 #define SHI_TAIL_ENTRY (sizeof(uint64) + sizeof(ItemPointerData)) /* 14 */
-#define SHI_PACKED_ENTRY 12
-#define SHI_GROUP_HEADER 4
+#define SHI_PACKED_HEADER 4 /* uint16 number of groups, uint16 number of entries */
+#define SHI_GROUP_HEADER 4  /* uint16 prefix, uint16 first entry */
+#define SHI_PACKED_ENTRY 12 /* 6 bytes of key, 6 of tid, in two arrays */
 #define SHI_CONTENT_OFFSET MAXALIGN(SizeOfPageHeaderData)
 #define SHI_LEAF_SPACE (BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque)))
 #define SHI_MAX_LEAF_ENTRIES ((int) (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) + 2)
@@ -230,34 +241,86 @@ static inline uint16 shi_get16(const char *p) {
 }
 
 /*
+ * The packed region of a leaf, opened: its groups (prefix, first entry) and
+ * the two arrays of its entries.  Group g holds entries first(g) ..
+ * first(g + 1) - 1 (the last group runs to nentries).
+ */
+typedef struct ShiPacked {
+    const char *groups; /* ngroups x {uint16 prefix, uint16 first entry} */
+    const char *lows;   /* nentries x 6 bytes: the low 48 key bits */
+    const char *tids;   /* nentries x 6 bytes: ItemPointerData */
+    int ngroups;
+    int nentries;
+} ShiPacked;
+
+/*
+ * Opens the packed region of a leaf; false when its counts do not add up to
+ * its length (a damaged page).  A page without one (packed_len 0) opens
+ * with no groups.
+ */
+static inline bool shi_packed_open(Page page, ShiPacked *pk) {
+    const char *p = (const char *) page + SHI_CONTENT_OFFSET;
+    Size len = ShiPageGetOpaque(page)->packed_len;
+    pk->ngroups = pk->nentries = 0;
+    pk->groups = pk->lows = pk->tids = p;
+    if (len == 0) return true;
+    if (len < SHI_PACKED_HEADER) return false;
+    pk->ngroups = shi_get16(p);
+    pk->nentries = shi_get16(p + 2);
+    if (pk->ngroups == 0 || pk->nentries < pk->ngroups ||
+        len != SHI_PACKED_HEADER + (Size) pk->ngroups * SHI_GROUP_HEADER + (Size) pk->nentries * SHI_PACKED_ENTRY)
+        return false;
+    pk->groups = p + SHI_PACKED_HEADER;
+    pk->lows = pk->groups + (Size) pk->ngroups * SHI_GROUP_HEADER;
+    pk->tids = pk->lows + (Size) pk->nentries * 6;
+    return true;
+}
+static inline uint16 shi_group_prefix(const ShiPacked *pk, int g) { return shi_get16(pk->groups + (Size) g * SHI_GROUP_HEADER); }
+static inline int shi_group_first(const ShiPacked *pk, int g) { return shi_get16(pk->groups + (Size) g * SHI_GROUP_HEADER + 2); }
+static inline int shi_group_end(const ShiPacked *pk, int g) {
+    return g + 1 < pk->ngroups ? shi_group_first(pk, g + 1) : pk->nentries;
+}
+/* The first group whose prefix is >= prefix (groups are sorted by prefix). */
+static inline int shi_group_search(const ShiPacked *pk, uint16 prefix) {
+    int lo = 0, hi = pk->ngroups;
+    while (lo < hi) {
+        int mid = (lo + hi) / 2;
+        if (shi_group_prefix(pk, mid) < prefix)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+/*
  * Calls f(key, ItemPointer) for every entry of a leaf page whose key is in
- * [lo, hi], packed region first (groups outside the range are skipped
- * whole).  The callback must hold no object with a destructor (it may
- * ereport).
+ * [lo, hi], packed region first (only the groups whose prefix is in the
+ * range are read).  The callback must hold no object with a destructor (it
+ * may ereport).  A damaged packed region is read only as far as it stays
+ * inside itself; simhash_index_check reports it.
  */
 template <class F>
 inline void shi_leaf_foreach_range(Page page, uint64 lo, uint64 hi, F &&f) {
-    const char *p = (const char *) page + SHI_CONTENT_OFFSET;
-    const char *pend = p + ShiPageGetOpaque(page)->packed_len;
-    uint16 glo = (uint16) (lo >> 48), ghi = (uint16) (hi >> 48);
-    while (p + SHI_GROUP_HEADER <= pend) {
-        uint16 prefix = shi_get16(p);
-        int count = shi_get16(p + 2);
-        p += SHI_GROUP_HEADER;
-        if (prefix < glo || prefix > ghi) {
-            p += (Size) count * SHI_PACKED_ENTRY;
-            continue;
-        }
-        uint64 top = (uint64) prefix << 48;
-        for (int i = 0; i < count && p + SHI_PACKED_ENTRY <= pend; i++, p += SHI_PACKED_ENTRY) {
-            uint64 key = top | shi_get48(p);
-            if (key < lo || key > hi) continue;
-            /* entries start at even offsets, so the tid is 2-byte aligned like ItemPointerData */
-            f(key, (ItemPointer) (p + 6));
+    ShiPacked pk;
+    if (shi_packed_open(page, &pk)) {
+        uint16 ghi = (uint16) (hi >> 48);
+        for (int g = shi_group_search(&pk, (uint16) (lo >> 48)); g < pk.ngroups; g++) {
+            uint16 prefix = shi_group_prefix(&pk, g);
+            if (prefix > ghi) break;
+            uint64 top = (uint64) prefix << 48;
+            int end = Min(shi_group_end(&pk, g), pk.nentries);
+            for (int i = shi_group_first(&pk, g); i < end; i++) {
+                uint64 key = top | shi_get48(pk.lows + (Size) i * 6);
+                if (key < lo || key > hi) continue;
+                /* the tids array starts at an even offset, so each is 2-byte aligned like ItemPointerData */
+                f(key, (ItemPointer) (pk.tids + (Size) i * 6));
+            }
         }
     }
+    const char *p = (const char *) page + SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len;
     const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
-    for (p = pend; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
+    for (; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
         uint64 key;
         memcpy(&key, p, sizeof(key));
         if (key < lo || key > hi) continue;

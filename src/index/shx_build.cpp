@@ -158,13 +158,13 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
     if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) extra += SHI_GROUP_HEADER;
     if (!BufferIsValid(w->buf)) {
         writer_new_page(w, 0);
-        w->cur_bytes = 0;
+        w->cur_bytes = SHI_PACKED_HEADER;
         extra = SHI_PACKED_ENTRY + SHI_GROUP_HEADER;
     } else if (w->n > 0 && (Min(w->cur_bytes + extra, (Size) (w->n + 1) * SHI_TAIL_ENTRY) > w->limit ||
                             w->n >= SHI_MAX_LEAF_ENTRIES - 2)) {
         writer_flush(w);
         writer_new_page(w, key);
-        w->cur_bytes = 0;
+        w->cur_bytes = SHI_PACKED_HEADER;
         extra = SHI_PACKED_ENTRY + SHI_GROUP_HEADER;
     }
     w->cur[w->n].key = key;
@@ -280,7 +280,7 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) (bs.indtuples * nparts));
     int64 done = 0;
 
-    Size limit = Max((Size) (SHI_LEAF_SPACE * fillfactor / 100), (Size) (SHI_GROUP_HEADER + SHI_PACKED_ENTRY));
+    Size limit = Max((Size) (SHI_LEAF_SPACE * fillfactor / 100), (Size) (SHI_PACKED_HEADER + SHI_GROUP_HEADER + SHI_PACKED_ENTRY));
     uint64 prev_rot = 0;
     for (int p = 0; p < nparts; p++) {
         LeafWriter w;

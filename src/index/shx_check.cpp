@@ -110,7 +110,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
             if (op->right == InvalidBlockNumber && op->hi != PG_UINT64_MAX)
                 CORRUPT("index \"%s\" partition %d: rightmost leaf %u does not end at 2^64-1", name, p, blk);
             if (!shi_leaf_layout_ok(page))
-                CORRUPT("index \"%s\" block %u: the packed groups and the tail do not add up to pd_lower", name, blk);
+                CORRUPT("index \"%s\" block %u: the packed region's group table is out of order, or it and the tail do not add up to pd_lower", name, blk);
             for (int i = 0; i < nopen; i++) {
                 if (open[i].target == blk) {
                     if (op->lo != open[i].hi)

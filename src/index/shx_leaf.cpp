@@ -1,7 +1,8 @@
 /*
- * shx_leaf.cpp: the contents of a leaf page (see shx.h): a packed region of
- * sorted groups of 12-byte entries sharing their top 16 key bits, then a
- * tail of 14-byte entries that inserts append.
+ * shx_leaf.cpp: the contents of a leaf page (see shx.h): a packed region
+ * (the sorted entries, grouped by their top 16 key bits: a table of groups,
+ * then the entries' low 48 key bits, then their tids), then a tail of
+ * 14-byte entries that inserts append.
  */
 #include "shx.h"
 
@@ -28,19 +29,16 @@ int shi_leaf_decode(Page page, simhash::KeyTid *out) {
     return n;
 }
 
+static int count_groups(const simhash::KeyTid *a, int n) {
+    int groups = 0;
+    for (int i = 0; i < n; i++)
+        if (i == 0 || (a[i].key >> 48) != (a[i - 1].key >> 48)) groups++;
+    return groups;
+}
+
 /* Bytes the grouped encoding of sorted a[0..n) takes. */
 static Size grouped_size(const simhash::KeyTid *a, int n) {
-    Size size = 0;
-    int run = 0;
-    for (int i = 0; i < n; i++) {
-        if (i == 0 || (a[i].key >> 48) != (a[i - 1].key >> 48) || run == PG_UINT16_MAX) {
-            size += SHI_GROUP_HEADER;
-            run = 0;
-        }
-        size += SHI_PACKED_ENTRY;
-        run++;
-    }
-    return size;
+    return SHI_PACKED_HEADER + (Size) count_groups(a, n) * SHI_GROUP_HEADER + (Size) n * SHI_PACKED_ENTRY;
 }
 
 /*
@@ -51,12 +49,18 @@ Size shi_packed_size(const simhash::KeyTid *a, int n) {
     return Min(grouped_size(a, n), (Size) n * SHI_TAIL_ENTRY);
 }
 
-/* Replaces the page's entries with the encoding of sorted a[0..n) (which must fit). */
+/*
+ * Replaces the page's entries with the encoding of sorted a[0..n) (which must
+ * fit).  The low key bits of all entries are one array, apart from the tids,
+ * so that a scan reads 6 bytes per entry, and the group table sits at the
+ * start of the page, next to the page header a reader touches anyway, so
+ * that finding a group costs no walk through the page.
+ */
 void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
-    char *base = (char *) page + SHI_CONTENT_OFFSET;
+    ShiPageGetOpaque(page)->packed_len = 0;
+    ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
+    if (n == 0) return;
     if (grouped_size(a, n) > (Size) n * SHI_TAIL_ENTRY) {
-        ShiPageGetOpaque(page)->packed_len = 0;
-        ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
         for (int i = 0; i < n; i++) {
             ItemPointerData tid;
             shi_unpack_tid(a[i].tid, &tid);
@@ -64,28 +68,28 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
         }
         return;
     }
-    char *p = base;
-    char *group = NULL;
-    int run = 0;
+    int ngroups = count_groups(a, n);
+    Size size = grouped_size(a, n);
+    Assert(size <= SHI_LEAF_SPACE && n <= PG_UINT16_MAX);
+    char *base = (char *) page + SHI_CONTENT_OFFSET;
+    char *group = base + SHI_PACKED_HEADER;
+    char *lows = group + (Size) ngroups * SHI_GROUP_HEADER;
+    char *tids = lows + (Size) n * 6;
+    put16(base, (uint16) ngroups);
+    put16(base + 2, (uint16) n);
     for (int i = 0; i < n; i++) {
-        if (i == 0 || (a[i].key >> 48) != (a[i - 1].key >> 48) || run == PG_UINT16_MAX) {
-            group = p;
+        if (i == 0 || (a[i].key >> 48) != (a[i - 1].key >> 48)) {
             put16(group, (uint16) (a[i].key >> 48));
-            put16(group + 2, 0);
-            p += SHI_GROUP_HEADER;
-            run = 0;
+            put16(group + 2, (uint16) i);
+            group += SHI_GROUP_HEADER;
         }
-        put48(p, a[i].key);
+        put48(lows + (Size) i * 6, a[i].key);
         ItemPointerData tid;
         shi_unpack_tid(a[i].tid, &tid);
-        memcpy(p + 6, &tid, sizeof(tid));
-        p += SHI_PACKED_ENTRY;
-        run++;
-        put16(group + 2, (uint16) run);
+        memcpy(tids + (Size) i * 6, &tid, sizeof(tid));
     }
-    Assert((Size) (p - base) <= SHI_LEAF_SPACE);
-    ShiPageGetOpaque(page)->packed_len = (uint16) (p - base);
-    ((PageHeader) page)->pd_lower = (LocationIndex) (SHI_CONTENT_OFFSET + (p - base));
+    ShiPageGetOpaque(page)->packed_len = (uint16) size;
+    ((PageHeader) page)->pd_lower = (LocationIndex) (SHI_CONTENT_OFFSET + size);
 }
 
 /* Appends (key, tid) to the tail; false when the page has no room. */
@@ -99,21 +103,24 @@ bool shi_leaf_append(Page page, uint64 key, ItemPointer tid) {
     return true;
 }
 
-/* Do the packed region's groups and the tail add up exactly to pd_lower? */
+/*
+ * Do the packed region's counts add up to its length, are its groups in
+ * strictly increasing prefix order, each with at least one entry, and does
+ * the tail fill whole entries up to pd_lower?
+ */
 bool shi_leaf_layout_ok(Page page) {
     Size packed = ShiPageGetOpaque(page)->packed_len;
     Size used = ((PageHeader) page)->pd_lower - SHI_CONTENT_OFFSET;
     if (((PageHeader) page)->pd_lower < SHI_CONTENT_OFFSET || packed > used || (used - packed) % SHI_TAIL_ENTRY != 0)
         return false;
-    const char *p = (const char *) page + SHI_CONTENT_OFFSET;
-    const char *pend = p + packed;
-    while (p < pend) {
-        if (p + SHI_GROUP_HEADER > pend) return false;
-        int count = shi_get16(p + 2);
-        if (count == 0) return false;
-        p += SHI_GROUP_HEADER + (Size) count * SHI_PACKED_ENTRY;
+    ShiPacked pk;
+    if (!shi_packed_open(page, &pk)) return false;
+    for (int g = 0; g < pk.ngroups; g++) {
+        if (shi_group_first(&pk, g) != (g == 0 ? 0 : shi_group_end(&pk, g - 1))) return false;
+        if (shi_group_end(&pk, g) <= shi_group_first(&pk, g)) return false;
+        if (g > 0 && shi_group_prefix(&pk, g) <= shi_group_prefix(&pk, g - 1)) return false;
     }
-    return p == pend;
+    return true;
 }
 
 /*
@@ -127,45 +134,71 @@ bool shi_leaf_layout_ok(Page page) {
  * (a plain build calls a software popcount, about a third of a KNN scan).
  * Returns -1 for a page whose groups overrun its packed region.
  */
+/*
+ * The share of random 48-bit values within rest bits of a given one:
+ * P(Binomial(48, 1/2) <= rest), how many of a group's entries a scan can
+ * expect to pass when the data is spread out.
+ */
+static double pass_rate_48(int rest) {
+    static double cdf[49];
+    static bool ready = false;
+    if (!ready) {
+        double c = 1, sum = 0; /* c = C(48, k) */
+        for (int k = 0; k <= 48; k++) {
+            sum += c;
+            cdf[k] = sum / 281474976710656.0; /* 2^48 */
+            c = c * (48 - k) / (k + 1);
+        }
+        ready = true;
+    }
+    return rest < 0 ? 0 : cdf[Min(rest, 48)];
+}
+
 SHI_POPCNT_CLONES
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out) {
     int n = 0;
-    const char *p = (const char *) page + SHI_CONTENT_OFFSET;
-    const char *pend = p + ShiPageGetOpaque(page)->packed_len;
-    uint16 glo = (uint16) (lo >> 48), ghi = (uint16) (hi >> 48);
+    ShiPacked pk;
+    if (!shi_packed_open(page, &pk)) return -1;
+    uint16 ghi = (uint16) (hi >> 48);
     uint64 qlow = qkey & UINT64CONST(0xFFFFFFFFFFFF);
-    while (p + SHI_GROUP_HEADER <= pend) {
-        uint16 prefix = shi_get16(p);
-        int count = shi_get16(p + 2);
-        p += SHI_GROUP_HEADER;
-        const char *gend = p + (Size) count * SHI_PACKED_ENTRY;
-        if (gend > pend) return -1; /* a group count that overruns the packed region */
+    for (int g = shi_group_search(&pk, (uint16) (lo >> 48)); g < pk.ngroups; g++) {
+        uint16 prefix = shi_group_prefix(&pk, g);
+        if (prefix > ghi) break;
+        int first = shi_group_first(&pk, g), end = shi_group_end(&pk, g);
+        if (first >= end || end > pk.nentries) return -1; /* a group table that contradicts itself */
         int dtop = __builtin_popcount((uint32) (prefix ^ (uint16) (qkey >> 48)));
-        if (prefix < glo || prefix > ghi || dtop > cap) {
-            p = gend;
-            continue;
-        }
+        if (dtop > cap) continue;
+        int rest = cap - dtop;
+        const char *p = pk.lows + (Size) first * 6, *gend = pk.lows + (Size) end * 6;
         /*
-         * A group at 10M rows is ~150 entries, 1.8 kB: asking for all its
-         * cache lines at once overlaps their misses, where the scan alone
-         * would wait for the hardware prefetcher to catch on line by line.
+         * A group at 10M rows is ~150 entries, 900 bytes of low key bits and
+         * 900 of tids: asking for all their cache lines at once overlaps the
+         * misses, where the scan alone would wait for the hardware prefetcher
+         * to catch on line by line.  The tids too when some entry is likely
+         * to pass: a KNN scan keeps entries up to its cap, which at 10M rows
+         * passes one in ten at the first levels and one or two per group at
+         * the last, and each would wait for its tid's line (a third of the
+         * scan's time); a radius-3 scan passes almost none.
          */
         for (const char *line = p; line < gend; line += 64) __builtin_prefetch(line);
+        if ((end - first) * pass_rate_48(rest) >= 0.25)
+            for (const char *line = pk.tids + (Size) first * 6, *tend = pk.tids + (Size) end * 6; line < tend; line += 64)
+                __builtin_prefetch(line);
         uint64 top = (uint64) prefix << 48;
         /* only a group at either end of [lo, hi] can hold keys outside it */
         bool whole = top >= lo && (top | UINT64CONST(0xFFFFFFFFFFFF)) <= hi;
-        int rest = cap - dtop;
-        for (; p + SHI_PACKED_ENTRY <= gend; p += SHI_PACKED_ENTRY) {
+        for (int i = first; i < end; i++, p += 6) {
             uint64 low = shi_get48(p);
             if (__builtin_popcountll(low ^ qlow) > rest) continue;
             uint64 key = top | low;
             if (!whole && (key < lo || key > hi)) continue;
             out[n].key = key;
-            memcpy(&out[n].tid, p + 6, sizeof(ItemPointerData));
+            memcpy(&out[n].tid, pk.tids + (Size) i * 6, sizeof(ItemPointerData));
             n++;
         }
-        p = gend;
     }
+    const char *p;
+    const char *pend = (const char *) page + SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len;
     const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
     for (p = pend; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
         uint64 key;

@@ -98,6 +98,15 @@ const ShiState *shi_get_state(Relation index) {
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, SHI_METAPAGE_BLKNO, SHI_META);
         ShiMetaPageData *meta = (ShiMetaPageData *) PageGetContents(page);
+        if (meta->magic == SHI_MAGIC && meta->version < SHI_VERSION) {
+            uint32 version = meta->version;
+            UnlockReleaseBuffer(buf);
+            /* as GIN does for its old page format */
+            ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                            errmsg("index \"%s\" has on-disk version %u, which this simhash build no longer reads",
+                                   RelationGetRelationName(index), version),
+                            errhint("To fix this, do REINDEX INDEX \"%s\".", RelationGetRelationName(index))));
+        }
         if (meta->magic != SHI_MAGIC || meta->version != SHI_VERSION)
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("index \"%s\" has a bad metapage (magic %x, version %u)",

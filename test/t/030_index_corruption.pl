@@ -78,9 +78,37 @@ damaged_case('leaf packed length past pd_lower', $leaf_at + $special + 24, pack(
              qr/index "t_fp" page $leaf has a bad layout/, qr/XX002/);
 damaged_case('leaf page id', $leaf_at + $special + 26, pack('v', 0x1234),
              qr/index "t_fp" contains unexpected page $leaf/, qr/XX002/);
-# the first group's entry count, far beyond the packed region
-damaged_case('leaf group count', $leaf_at + 24 + 2, pack('v', 0xFFFF),
-             qr/index "t_fp" page $leaf has a group of entries that overruns its packed region/, qr/XX002/);
+# the packed region (page offset 24) starts with its group count and entry
+# count (uint16 each), then the group table {prefix, first entry}
+my ($ngroups) = unpack('v', substr(read_file_bytes(), $leaf_at + 24, 2));
+ok($ngroups >= 2, "the packed leaf has $ngroups groups");
+# an entry count that does not match the packed length
+damaged_case('leaf entry count', $leaf_at + 24 + 2, pack('v', 0xFFFF),
+             qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/);
+# group 1 starting far past the entries: group 0 would run beyond them
+damaged_case('leaf group table', $leaf_at + 24 + 4 + 4 + 2, pack('v', 0xFFFF),
+             qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/);
+# group 0's prefix above group 1's: the groups are out of order, which a
+# scan cannot see (it binary-searches the table) but the check reports
+{
+    $node->stop;
+    my $at = $leaf_at + 24 + 4;
+    my $saved = substr(read_file_bytes(), $at, 2);
+    write_at($at, pack('v', 0xFFFF));
+    $node->start;
+    my ($rc, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('t_fp')");
+    isnt($rc, 0, 'groups out of order: simhash_index_check fails');
+    like($err, qr/index "t_fp" block $leaf: the packed region's group table is out of order/,
+         'groups out of order: simhash_index_check names the page');
+    $node->stop;
+    write_at($at, $saved);
+    $node->start;
+}
+# an index written in on-disk version 1 (groups interleaved with their
+# entries): refused by name, with the way out (metapage: magic, then version)
+damaged_case('on-disk version 1', 24 + 4, pack('V', 1),
+             qr/index "t_fp" has on-disk version 1, which this simhash build no longer reads\nHINT:  To fix this, do REINDEX INDEX "t_fp"/,
+             qr/0A000/);
 # a leaf's right link back to itself: an error, not a walk round for ever
 damaged_case('leaf linked to itself', $leaf_at + $special + 16, pack('V', $leaf),
              qr/index "t_fp" page $leaf links to page $leaf, which does not start where it ends/, qr/XX002/);
