@@ -23,6 +23,12 @@ double uniform_within_share(int r) noexcept {
     return std::min(1.0, s);
 }
 
+int knn_first_pass_level(int nparts, int max_level, double rows, double want) noexcept {
+    for (int t = 0; t < max_level; t++)
+        if (rows * uniform_within_share(complete_radius_after_level(nparts, t)) >= want) return t;
+    return max_level;
+}
+
 double radius_probe_count(int r, int nparts, const int* widths, int* probed) noexcept {
     double total = 0;
     *probed = 0;

@@ -86,6 +86,16 @@ inline int complete_radius_after_level(int nparts, int t) noexcept {
     return complete_radius_after_partial_level(nparts, t, nparts);
 }
 
+// KNN's first pass: the first probe level below max_level whose complete
+// radius holds `want` rows around any query among `rows` uniformly random
+// fingerprints, else max_level.  A KNN scan keeps only rows within that
+// radius while it probes (at 10M rows, level 3: 15 bits, about 120 rows), so
+// a query for the k nearest does not collect thousands of farther rows that
+// later levels would need; real collections hold near-duplicates, so their
+// k nearest lie closer still.
+constexpr double kKnnFirstPassRows = 100;
+int knn_first_pass_level(int nparts, int max_level, double rows, double want) noexcept;
+
 // Where level-by-level probing (every partition at level t, in partition
 // order, before any at level t + 1) first reaches a row whose fingerprint
 // differs from the query in the bits `diff`: at the row's smallest block

@@ -83,6 +83,27 @@ TEST(IndexMih, PigeonholeCompleteness) {
     }
 }
 
+TEST(IndexMih, KnnFirstPassLevel) {
+    // 4 blocks: complete radii 3, 7, 11, 15, 19.  Uniform rows within 15
+    // bits of a point: 122 of 10M, 12 of 1M; within 11: 50 of 1B.
+    EXPECT_EQ(knn_first_pass_level(4, 4, 1e7, kKnnFirstPassRows), 3);
+    EXPECT_EQ(knn_first_pass_level(4, 8, 1e8, kKnnFirstPassRows), 3);
+    EXPECT_EQ(knn_first_pass_level(4, 9, 1e9, kKnnFirstPassRows), 3);
+    EXPECT_EQ(knn_first_pass_level(4, 9, 1e9, 40), 2);
+    // never past the last probe level, whatever it would take
+    EXPECT_EQ(knn_first_pass_level(4, 2, 1e6, kKnnFirstPassRows), 2);
+    EXPECT_EQ(knn_first_pass_level(4, 0, 1e3, kKnnFirstPassRows), 0);
+    EXPECT_EQ(knn_first_pass_level(4, -1, 1e3, kKnnFirstPassRows), -1);
+    // the level's radius holds the rows wanted, the one before does not
+    for (double rows : {1e5, 1e6, 1e7, 1e8, 1e9}) {
+        int t = knn_first_pass_level(4, 16, rows, kKnnFirstPassRows);
+        EXPECT_GE(rows * uniform_within_share(complete_radius_after_level(4, t)), kKnnFirstPassRows);
+        if (t > 0) {
+            EXPECT_LT(rows * uniform_within_share(complete_radius_after_level(4, t - 1)), kKnnFirstPassRows);
+        }
+    }
+}
+
 TEST(IndexMih, PigeonholePartialLevel) {
     // Pairs built partition by partition with as many differing bits as the
     // bound allows: a pair within complete_radius_after_partial_level(n, t,
