@@ -8,49 +8,81 @@ RESET client_min_messages;
 CREATE TEMP TABLE knn (i int, fp simhash);
 INSERT INTO knn SELECT i, ((hashint8(i)::bigint << 32) | (hashint8(i + 5000000)::bigint & 4294967295))::simhash
   FROM generate_series(1, 60000) i;
--- 16 blocks of 4 bits: with 60,000 rows the first pass keeps rows within
--- 31 bits (level 1), the probes go on to level 2 (47 bits)
-CREATE INDEX knn_fp ON knn USING simhash (fp) WITH (blocks = 16);
-ANALYZE knn;
+-- three query points, each with 60 near copies 1 to 12 bits away (random
+-- bits flipped): rows a probe of q's own block value reaches, farther than
+-- a first pass of 3 bits keeps
 CREATE TEMP TABLE queries (k int, q simhash);
 INSERT INTO queries SELECT k, ((hashint8(-k)::bigint << 32) | (hashint8(k + 9000000)::bigint & 4294967295))::simhash
   FROM generate_series(1, 3) k;
+INSERT INTO knn SELECT 100000 + k * 100 + j,
+       (q::bigint # (SELECT bit_or(1::bigint << (abs(hashint8(k * 100000 + j * 100 + b)) % 64))
+                       FROM generate_series(1, 1 + j % 12) b))::simhash
+  FROM queries, generate_series(1, 60) j;
+-- 4 blocks of 16 bits: at 60,000 rows (100 leaf pages per partition) KNN
+-- probes levels 0 and 1 (every row within 7 bits), then reads partition 0
+-- whole.  simhash.knn_first_pass_rows = 0 makes the first pass keep only
+-- rows within 3 bits, so a scan that goes farther redoes level 0 before
+-- level 1; the default keeps rows within 7 bits from the start.
+CREATE INDEX knn_fp ON knn USING simhash (fp) WITH (blocks = 4);
+ANALYZE knn;
 
--- what each scan returns, in order: through the index, then by a sort
-CREATE TEMP TABLE cases (r int, lim int);
-INSERT INTO cases VALUES (40, 100000), (64, 10), (64, 500);
+-- what a scan returns, in order: ORDER BY fp <-> q LIMIT lim, within
+-- radius r of q when r is not NULL; through the index, or by a sort
+CREATE FUNCTION knn_scan(q simhash, r int, lim int) RETURNS TABLE (rn bigint, i int, d int)
+  LANGUAGE plpgsql AS $$
+BEGIN
+  IF r IS NULL THEN
+    RETURN QUERY SELECT row_number() OVER (), t.i, t.d
+      FROM (SELECT knn.i, knn.fp <-> q AS d FROM knn ORDER BY knn.fp <-> q LIMIT lim) t;
+  ELSE
+    RETURN QUERY SELECT row_number() OVER (), t.i, t.d
+      FROM (SELECT knn.i, knn.fp <-> q AS d FROM knn WHERE simhash_within(knn.fp, q, r)
+             ORDER BY knn.fp <-> q LIMIT lim) t;
+  END IF;
+END $$;
+CREATE FUNCTION knn_by_index(q simhash, r int, lim int) RETURNS TABLE (rn bigint, i int, d int)
+  LANGUAGE sql SET enable_seqscan = off SET enable_bitmapscan = off SET enable_sort = off
+  AS $$ SELECT * FROM knn_scan(q, r, lim) $$;
+CREATE FUNCTION knn_by_sort(q simhash, r int, lim int) RETURNS TABLE (rn bigint, i int, d int)
+  LANGUAGE sql SET enable_indexscan = off SET enable_bitmapscan = off
+  AS $$ SELECT * FROM knn_scan(q, r, lim) $$;
+
+-- the plans those take
 SET enable_seqscan = off; SET enable_bitmapscan = off; SET enable_sort = off;
-EXPLAIN (COSTS OFF)
-SELECT k, r, lim, s.* FROM queries, cases,
-  LATERAL (SELECT row_number() OVER () AS rn, t.i, t.d
-             FROM (SELECT knn.i, fp <-> q AS d FROM knn WHERE simhash_within(fp, q, r) ORDER BY fp <-> q LIMIT lim) t) s;
-CREATE TEMP TABLE by_index AS
-SELECT k, r, lim, s.* FROM queries, cases,
-  LATERAL (SELECT row_number() OVER () AS rn, t.i, t.d
-             FROM (SELECT knn.i, fp <-> q AS d FROM knn WHERE simhash_within(fp, q, r) ORDER BY fp <-> q LIMIT lim) t) s;
+EXPLAIN (COSTS OFF) SELECT i FROM knn ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
+EXPLAIN (COSTS OFF) SELECT i FROM knn WHERE simhash_within(fp, '0123456789abcdef', 7)
+  ORDER BY fp <-> '0123456789abcdef' LIMIT 10;
 RESET enable_seqscan; RESET enable_bitmapscan; RESET enable_sort;
-SET enable_indexscan = off; SET enable_bitmapscan = off;
-CREATE TEMP TABLE by_sort AS
-SELECT k, r, lim, s.* FROM queries, cases,
-  LATERAL (SELECT row_number() OVER () AS rn, t.i, t.d
-             FROM (SELECT knn.i, fp <-> q AS d FROM knn WHERE simhash_within(fp, q, r) ORDER BY fp <-> q LIMIT lim) t) s;
-RESET enable_indexscan; RESET enable_bitmapscan;
 
--- Radius 40 around the query: every row within 40 bits in distance order
--- (nearly the whole table), so the scan passes the first pass's 31 bits,
--- redoes its levels for the rows between 31 and 47 bits it skipped, and
--- reads a partition whole for those above.  Then the 10 and the 500
--- nearest, which the first pass alone serves.  Index and sort must return
--- the same rows, each once, at the same distances in the same order
--- (rows at the last distance of a LIMIT may differ: ties).
+-- The cases: every row within 7 bits in distance order, where the scan
+-- stops at the radius (with a first pass of 3 bits it must redo level 0 for
+-- the rows 4 to 7 bits away that level 0 reached); the 10, the 500 and the
+-- 70,000 (all) nearest, past the probes to a read of partition 0 whole.
+CREATE TEMP TABLE cases (r int, lim int);
+INSERT INTO cases VALUES (7, 100000), (NULL, 10), (NULL, 500), (NULL, 70000);
+SET simhash.knn_first_pass_rows = 0;
+CREATE TEMP TABLE by_index AS
+SELECT 0 AS first_pass_rows, k, r, lim, s.* FROM queries, cases, knn_by_index(q, r, lim) s;
+RESET simhash.knn_first_pass_rows;
+INSERT INTO by_index SELECT 100, k, r, lim, s.* FROM queries, cases, knn_by_index(q, r, lim) s;
+CREATE TEMP TABLE by_sort AS SELECT k, r, lim, s.* FROM queries, cases, knn_by_sort(q, r, lim) s;
+
+-- Index and sort must return the same rows, each once, at the same
+-- distances in the same order (rows at the last distance of a LIMIT may
+-- differ: ties).
 WITH last AS (SELECT k, r, lim, max(d) AS d FROM by_sort GROUP BY k, r, lim),
-     ix AS (SELECT k, r, lim, count(*) AS rows, count(DISTINCT i) AS distinct_rows, array_agg(d ORDER BY rn) AS ds,
-                   array_agg(i ORDER BY i) FILTER (WHERE d < (SELECT l.d FROM last l WHERE (l.k, l.r, l.lim) = (x.k, x.r, x.lim))) AS near
-              FROM by_index x GROUP BY k, r, lim),
+     ix AS (SELECT first_pass_rows, k, r, lim, count(*) AS rows, count(DISTINCT i) AS distinct_rows,
+                   array_agg(d ORDER BY rn) AS ds,
+                   array_agg(i ORDER BY i) FILTER (WHERE d < (SELECT l.d FROM last l WHERE (l.k, l.lim) = (x.k, x.lim) AND l.r IS NOT DISTINCT FROM x.r)) AS near
+              FROM by_index x GROUP BY first_pass_rows, k, r, lim),
      so AS (SELECT k, r, lim, array_agg(d ORDER BY rn) AS ds,
-                   array_agg(i ORDER BY i) FILTER (WHERE d < (SELECT l.d FROM last l WHERE (l.k, l.r, l.lim) = (x.k, x.r, x.lim))) AS near
+                   array_agg(i ORDER BY i) FILTER (WHERE d < (SELECT l.d FROM last l WHERE (l.k, l.lim) = (x.k, x.lim) AND l.r IS NOT DISTINCT FROM x.r)) AS near
               FROM by_sort x GROUP BY k, r, lim)
-SELECT k, r, lim, ix.rows, ix.distinct_rows, ix.ds = so.ds AS same_distances,
+SELECT first_pass_rows, ix.k, ix.r, ix.lim, ix.rows, ix.distinct_rows, ix.ds = so.ds AS same_distances,
        ix.near IS NOT DISTINCT FROM so.near AS same_rows
-  FROM ix FULL JOIN so USING (k, r, lim) ORDER BY k, r, lim;
+  FROM ix FULL JOIN so ON (ix.k, ix.lim) = (so.k, so.lim) AND ix.r IS NOT DISTINCT FROM so.r
+ ORDER BY first_pass_rows, ix.k, ix.r, ix.lim;
 SELECT simhash_index_check('knn_fp', true);
+-- the setting's range
+SET simhash.knn_first_pass_rows = -1;
+SHOW simhash.knn_first_pass_rows;

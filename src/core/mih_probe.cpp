@@ -23,6 +23,10 @@ double uniform_within_share(int r) noexcept {
     return std::min(1.0, s);
 }
 
+double probe_cost_pages(int width, double pages) noexcept {
+    return 0.5 + pages / std::ldexp(1.0, width);
+}
+
 int knn_first_pass_level(int nparts, int max_level, double rows, double want) noexcept {
     for (int t = 0; t < max_level; t++)
         if (rows * uniform_within_share(complete_radius_after_level(nparts, t)) >= want) return t;

@@ -42,6 +42,12 @@
  * more than a whole partition, partition 0 (every row once) is read instead,
  * keeping only a window of distances above what was already returned (a
  * further window needs a further read; k-nearest queries rarely do).
+ * Probes keep only the rows within a cap: at first the complete radius of
+ * the level whose radius holds about 100 rows of uniform data (15 bits at
+ * 10M rows, where the 10 nearest of any query lie), so that a query for the
+ * k nearest does not collect the thousands of rows a few bits farther; a
+ * scan that must pass that cap first walks the levels done again for the
+ * rows they skipped (simhash::knn_first_pass_level, knn_expand).
  * With a radius condition around q itself (fp % q, simhash_within(fp, q, r))
  * the same search stops once its bound reaches r, provided the probe levels
  * alone reach r; otherwise, and for radii around other points, the scan
@@ -388,6 +394,8 @@ PGDLLEXPORT Datum simhash_index_check(PG_FUNCTION_ARGS);
 PGDLLEXPORT Datum simhash_index_stats(PG_FUNCTION_ARGS);
 void simhash_index_define_gucs(void);
 }
+/* simhash.knn_first_pass_rows (shx_handler.cpp) */
+extern int shi_knn_first_pass_rows;
 
 /*
  * The page a walk for a key beyond leaf blkno (beyond its hi) goes to next:

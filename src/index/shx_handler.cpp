@@ -25,6 +25,7 @@ extern "C" {
 #include "optimizer/cost.h"
 #include "optimizer/optimizer.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 #include "utils/syscache.h"
@@ -251,7 +252,18 @@ Datum simhash_index_handler(PG_FUNCTION_ARGS) {
     PG_RETURN_POINTER(am);
 }
 
-void simhash_index_define_gucs(void) { shi_init_reloptions(); }
+int shi_knn_first_pass_rows = (int) simhash::kKnnFirstPassRows;
+
+void simhash_index_define_gucs(void) {
+    shi_init_reloptions();
+    DefineCustomIntVariable("simhash.knn_first_pass_rows",
+                            "Rows near the query that the first pass of a simhash index KNN scan is sized for.",
+                            "The first pass keeps only rows within the radius that holds this many rows of uniformly "
+                            "random fingerprints; a scan that returns more walks its probes again. Set it near the "
+                            "LIMIT of the KNN queries that matter.",
+                            &shi_knn_first_pass_rows, (int) simhash::kKnnFirstPassRows, 0, INT_MAX, PGC_USERSET, 0,
+                            NULL, NULL, NULL);
+}
 
 int shi_reloption_parts(Relation index) {
     ShiOptions *o = (ShiOptions *) index->rd_options;

@@ -363,8 +363,10 @@ void radius_begin(Relation index, ShiScanOpaque *so) {
      * partition used to be probed, at floor(r / blocks) bits).
      */
     int r = so->kr[best], probed;
-    double cost = simhash::radius_probe_count(r, so->st.nparts, so->st.width, &probed);
-    if (cost <= leaf_pages_per_part(index, &so->st)) {
+    double pages = leaf_pages_per_part(index, &so->st);
+    double cost = simhash::radius_probe_count(r, so->st.nparts, so->st.width, &probed) *
+                  simhash::probe_cost_pages(so->st.width[0], pages); /* widths differ by one bit at most */
+    if (cost <= pages) {
         so->probe_r = r;
         so->stream_nparts = probed;
     }
@@ -423,14 +425,15 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
     /*
      * Probes keep the rows within cap they reach first, so the bound may not
      * pass cap.  The first pass keeps rows within the complete radius that
-     * holds about a hundred rows of uniform data (simhash::
+     * holds simhash.knn_first_pass_rows (100) rows of uniform data (simhash::
      * knn_first_pass_level; 15 bits at 10M rows, where the 10 nearest of any
      * query lie), not the last probe level's (19 bits): a scan for the k
      * nearest then does not collect, one by one, the thousands of rows 16
      * to 19 bits away (a sixth of such a query's time).  A scan that needs
-     * more walks the levels done again, keeping only rows in (first cap,
-     * cap_max], before it goes on: the redo costs what those levels cost,
-     * a third of the next level's cost or less.
+     * more walks the levels done again, keeping only the rows between the
+     * old cap and the complete radius of the level it goes on to, before it
+     * goes on: the redo costs what those levels cost, a third of the next
+     * level's cost or less.
      */
     if (!so->full && !so->redo && so->level <= so->max_level && so->cap < so->cap_max) {
         int p = so->part, t = so->level;
@@ -438,7 +441,7 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
         if (next_bound > so->cap) {
             so->redo = true;
             so->redo_from = so->cap;
-            so->cap = so->cap_max;
+            so->cap = Min(so->cap_max, simhash::complete_radius_after_level(so->st.nparts, t));
             so->resume_level = so->level;
             so->resume_part = so->part;
             so->level = 0;
@@ -545,7 +548,9 @@ void start_scan(IndexScanDesc scan) {
         so->max_level = -1;
         for (int t = 0; t <= 64; t++) {
             double cost = 0;
-            for (int p = 0; p < so->st.nparts; p++) cost += (double) simhash::binomial_saturated(so->st.width[p], t);
+            for (int p = 0; p < so->st.nparts; p++)
+                cost += (double) simhash::binomial_saturated(so->st.width[p], t) *
+                        simhash::probe_cost_pages(so->st.width[p], pages);
             if (cost == 0 || cost > pages) break;
             so->max_level = t;
         }
@@ -553,7 +558,7 @@ void start_scan(IndexScanDesc scan) {
         /* rows indexed: as of the last VACUUM, ANALYZE or build, else from the leaf pages (~600 entries each) */
         double rows = scan->indexRelation->rd_rel->reltuples;
         if (rows < 0) rows = pages * (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) * 0.75;
-        int first = simhash::knn_first_pass_level(so->st.nparts, so->max_level, rows, simhash::kKnnFirstPassRows);
+        int first = simhash::knn_first_pass_level(so->st.nparts, so->max_level, rows, shi_knn_first_pass_rows);
         so->cap = first >= 0 ? simhash::complete_radius_after_level(so->st.nparts, first) : so->cap_max;
         so->redo = false;
     }

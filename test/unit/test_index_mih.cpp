@@ -83,6 +83,15 @@ TEST(IndexMih, PigeonholeCompleteness) {
     }
 }
 
+TEST(IndexMih, ProbeCostPages) {
+    // 10M rows, 16-bit blocks: 16,449 leaf pages per partition, ~150 rows a
+    // bucket (a quarter page); 1M: 1,650 pages; 8-bit blocks: 64 pages a bucket
+    EXPECT_NEAR(probe_cost_pages(16, 16449), 0.751, 0.001);
+    EXPECT_NEAR(probe_cost_pages(16, 1650), 0.525, 0.001);
+    EXPECT_NEAR(probe_cost_pages(8, 16449), 64.75, 0.01);
+    EXPECT_NEAR(probe_cost_pages(64, 1e6), 0.5, 1e-9);
+}
+
 TEST(IndexMih, KnnFirstPassLevel) {
     // 4 blocks: complete radii 3, 7, 11, 15, 19.  Uniform rows within 15
     // bits of a point: 122 of 10M, 12 of 1M; within 11: 50 of 1B.
