@@ -267,8 +267,11 @@ typedef struct ShiPacked {
 static inline bool shi_packed_open(Page page, ShiPacked *pk) {
     const char *p = (const char *) page + SHI_CONTENT_OFFSET;
     Size len = ShiPageGetOpaque(page)->packed_len;
+    Size lower = ((PageHeader) page)->pd_lower;
     pk->ngroups = pk->nentries = 0;
     pk->groups = pk->lows = pk->tids = p;
+    /* the region must lie inside the page's used part, whatever else is damaged */
+    if (SHI_CONTENT_OFFSET + len > lower || lower > BLCKSZ - MAXALIGN(sizeof(ShiPageOpaque))) return false;
     if (len == 0) return true;
     if (len < SHI_PACKED_HEADER) return false;
     pk->ngroups = shi_get16(p);
@@ -427,7 +430,9 @@ void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_
 void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 
 /* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shi_pack_tid) */
-int shi_leaf_decode(Page page, simhash::KeyTid *out);
+pg_attribute_noreturn() void shi_report_bad_packed_region(Relation index, BlockNumber blkno);
+/* every entry of leaf blkno, for a rewrite of it; a page whose layout does not add up is an ERROR */
+int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out);
 Size shi_packed_size(const simhash::KeyTid *a, int n);
 void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
 bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);

@@ -142,7 +142,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
     }
     /* full: re-pack the page if that frees a tenth of it, else split it */
     simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
-    int n = shi_leaf_decode(page, arr);
+    int n = shi_leaf_decode(index, page, BufferGetBlockNumber(buf), arr);
     arr[n].key = key;
     arr[n].tid = shi_pack_tid(tid);
     n++;

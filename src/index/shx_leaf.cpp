@@ -16,8 +16,20 @@ static inline void put16(char *p, uint16 v) {
     b[1] = (unsigned char) (v >> 8);
 }
 
-/* Every entry of the page into out[] (room for SHI_MAX_LEAF_ENTRIES); returns the count. */
-int shi_leaf_decode(Page page, simhash::KeyTid *out) {
+void shi_report_bad_packed_region(Relation index, BlockNumber blkno) {
+    ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
+                    errmsg("index \"%s\" page %u has a packed region that does not add up (its group table, entry count and length disagree)",
+                           RelationGetRelationName(index), blkno)));
+}
+
+/*
+ * Every entry of the page into out[] (room for SHI_MAX_LEAF_ENTRIES); returns
+ * the count.  Its callers write the entries back (a re-pack, a split,
+ * VACUUM), so a damaged layout is an error here: read as far as it holds
+ * together, it would lose entries or repeat them in the rewritten page.
+ */
+int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out) {
+    if (!shi_leaf_layout_ok(page)) shi_report_bad_packed_region(index, blkno);
     int n = 0;
     shi_leaf_foreach(page, [&](uint64 key, ItemPointer tid) {
         if (n < SHI_MAX_LEAF_ENTRIES) {
@@ -116,7 +128,7 @@ bool shi_leaf_layout_ok(Page page) {
     ShiPacked pk;
     if (!shi_packed_open(page, &pk)) return false;
     for (int g = 0; g < pk.ngroups; g++) {
-        if (shi_group_first(&pk, g) != (g == 0 ? 0 : shi_group_end(&pk, g - 1))) return false;
+        if (g == 0 && shi_group_first(&pk, 0) != 0) return false;
         if (shi_group_end(&pk, g) <= shi_group_first(&pk, g)) return false;
         if (g > 0 && shi_group_prefix(&pk, g) <= shi_group_prefix(&pk, g - 1)) return false;
     }

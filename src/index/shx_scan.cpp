@@ -198,10 +198,7 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
     uint64 q = so->knn ? so->order_q : so->filter_q;
     int cap = so->knn ? (so->full ? so->full_hi : so->cap) : so->filter_r;
     int n = shi_leaf_near_entries(page, lo, hi, simhash::rotl64(q, rot), cap, so->near);
-    if (n < 0)
-        ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
-                        errmsg("index \"%s\" page %u has a packed region that does not add up (its group table, entry count and length disagree)",
-                               RelationGetRelationName(index), blkno)));
+    if (n < 0) shi_report_bad_packed_region(index, blkno);
     for (int i = 0; i < n; i++) {
         uint64 fp = simhash::rotr64(so->near[i].key, rot);
         int dist;

@@ -31,12 +31,19 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
             Buffer buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
             LockBuffer(buf, callback ? BUFFER_LOCK_EXCLUSIVE : BUFFER_LOCK_SHARE);
             Page page = BufferGetPage(buf);
-            if (PageIsNew(page) || !(ShiPageGetOpaque(page)->flags & SHI_LEAF)) {
+            if (PageIsNew(page)) {
                 UnlockReleaseBuffer(buf);
                 continue;
             }
+            /* every page must be the index's own; only leaves hold entries */
+            shi_check_page(index, page, blkno, SHI_META | SHI_DIR | SHI_LEAF);
+            if (!(ShiPageGetOpaque(page)->flags & SHI_LEAF)) {
+                UnlockReleaseBuffer(buf);
+                continue;
+            }
+            shi_check_page(index, page, blkno, SHI_LEAF);
             simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
-            int n = shi_leaf_decode(page, items);
+            int n = shi_leaf_decode(index, page, blkno, items);
             int ndead = 0;
             if (callback) {
                 int j = 0;
