@@ -9,7 +9,8 @@
 # every round.  Exits non-zero on any mismatch; the last line is a summary.
 #   DIFF_ROWS (default 3000), DIFF_ROUNDS (4), DIFF_QUERIES (150), DIFF_BLOCKS ("1 3 4 5 8 16"),
 #   then two rounds on DIFF_LARGE_ROWS (60000; 0 skips) with DIFF_LARGE_BLOCKS ("2 4 16"),
-#   then DIFF_EXCLUDE_SECONDS (5) of concurrent inserts under an exclusion constraint
+#   then DIFF_EXCLUDE_SECONDS (5) of concurrent inserts under an exclusion constraint.
+#   Even rounds set simhash.knn_first_pass_rows = 0 (KNN scans redo their probe levels).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
@@ -42,21 +43,25 @@ psql_run -f "$ROOT/test/differential/diff.sql" || exit 1
 total_q=0
 total_bad=0
 run_blocks() {  # run_blocks ROWS ROUNDS BLOCKS...
-    local rows=$1 rounds=$2 b round bad
+    local rows=$1 rounds=$2 b round bad first_pass
     shift 2
     for b in "$@"; do
         psql_run -c "DROP TABLE IF EXISTS dt; CREATE TABLE dt (id serial PRIMARY KEY, fp simhash);" \
                  -c "SELECT setseed(0.$b); SELECT diff_add_rows($rows);" \
                  -c "CREATE INDEX dt_idx ON dt USING simhash (fp) WITH (blocks = $b, fillfactor = 60)" >/dev/null || exit 1
         for round in $(seq 1 "$rounds"); do
-            # the queries run in the backend that just filled a deep slot, so they start from its hints
-            bad=$(psql_run -c "SELECT diff_add_deep($rows / 20)" -c "SELECT diff_queries($QUERIES)" 2>"$TMP/warn" | tail -1) ||
+            # the queries run in the backend that just filled a deep slot, so they start from its hints;
+            # in even rounds KNN scans start from the smallest first pass, so that they redo their
+            # probe levels as they go farther (shx_scan.cpp, knn_expand)
+            first_pass=$((round % 2 == 0 ? 0 : 100))
+            bad=$(psql_run -c "SELECT diff_add_deep($rows / 20)" -c "SET simhash.knn_first_pass_rows = $first_pass" \
+                           -c "SELECT diff_queries($QUERIES)" 2>"$TMP/warn" | tail -1) ||
                 { cat "$TMP/warn"; exit 1; }
             head -5 "$TMP/warn"
             psql_run -c "SELECT simhash_index_check('dt_idx', true)" >/dev/null || { echo "blocks=$b round $round: index check failed"; bad=$((bad + 1)); }
             total_q=$((total_q + QUERIES))
             total_bad=$((total_bad + bad))
-            echo "$rows rows, blocks=$b round $round: $QUERIES queries, $bad mismatches"
+            echo "$rows rows, blocks=$b round $round (knn_first_pass_rows $first_pass): $QUERIES queries, $bad mismatches"
             psql_run -c "SELECT diff_add_rows($rows / 3); SELECT diff_churn($rows / 10);" >/dev/null || exit 1
             if [ $((round % 2)) -eq 0 ]; then psql_run -c "VACUUM dt" || exit 1; fi
         done
