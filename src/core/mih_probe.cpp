@@ -55,25 +55,35 @@ uint64_t probes_within(int w, int t) noexcept {
     return total;
 }
 
+namespace {
+inline uint64_t low_bits(int n) noexcept { return n >= 64 ? ~uint64_t{0} : (uint64_t{1} << n) - 1; }
+
+// Appends, in increasing order, every value that has `prefix` above bit
+// `bits` and differs from b in exactly `need` of its low `bits` bits:
+// deciding the bits from the top down, a 0 before a 1, gives the values in
+// order without a sort.
+void append_at_distance(uint64_t b, int bits, int need, uint64_t prefix, uint64_t* out, uint64_t* n) noexcept {
+    if (need == 0) {
+        out[(*n)++] = prefix | (b & low_bits(bits));
+        return;
+    }
+    if (need == bits) {
+        out[(*n)++] = prefix | (~b & low_bits(bits));
+        return;
+    }
+    int i = bits - 1;
+    uint64_t bit = uint64_t{1} << i;
+    bool one = (b & bit) != 0;
+    append_at_distance(b, i, one ? need - 1 : need, prefix, out, n);
+    append_at_distance(b, i, one ? need : need - 1, prefix | bit, out, n);
+}
+}  // namespace
+
 uint64_t values_at_distance(uint64_t b, int w, int d, uint64_t* out, uint64_t capacity) noexcept {
     uint64_t count = binomial_saturated(w, d);
     if (count == 0 || count > capacity) return 0;
-    // Positions of the flipped bits, pos[0] < pos[1] < ... < pos[d-1], in
-    // lexicographic order of combinations.
-    int pos[64];
-    for (int i = 0; i < d; i++) pos[i] = i;
     uint64_t n = 0;
-    for (;;) {
-        uint64_t m = 0;
-        for (int i = 0; i < d; i++) m |= uint64_t{1} << pos[i];
-        out[n++] = b ^ m;
-        int i = d - 1;
-        while (i >= 0 && pos[i] == w - d + i) i--;
-        if (i < 0) break;
-        pos[i]++;
-        for (int j = i + 1; j < d; j++) pos[j] = pos[j - 1] + 1;
-    }
-    std::sort(out, out + n);
+    append_at_distance(b & low_bits(w), w, d, 0, out, &n);
     return n;
 }
 

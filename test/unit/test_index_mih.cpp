@@ -41,9 +41,9 @@ TEST(IndexMih, RotationIsBijectiveAndPutsBlockOnTop) {
 }
 
 TEST(IndexMih, ValuesAtDistanceEnumeratesExactly) {
-    for (int w : {1, 4, 12, 16}) {
-        for (int d = 0; d <= std::min(w, 3); d++) {
-            uint64_t b = (0x5a5aull) & ((1ull << w) - 1);
+    for (int w : {1, 4, 12, 16, 21, 22, 32, 64}) {
+        for (int d = 0; d <= std::min(w, w >= 32 ? 2 : 3); d++) {
+            uint64_t b = w == 64 ? 0xf0e1d2c3b4a59687ull : (0x5a5a5a5aull & ((1ull << w) - 1));
             std::vector<uint64_t> out(binomial_saturated(w, d));
             uint64_t n = values_at_distance(b, w, d, out.data(), out.size());
             ASSERT_EQ(n, out.size());
@@ -51,10 +51,24 @@ TEST(IndexMih, ValuesAtDistanceEnumeratesExactly) {
             EXPECT_EQ(seen.size(), n);
             for (uint64_t v : out) {
                 EXPECT_EQ(hamming_distance(v, b), d);
-                EXPECT_LT(v, 1ull << w);
+                if (w < 64) {
+                    EXPECT_LT(v, 1ull << w);
+                }
             }
             EXPECT_TRUE(std::is_sorted(out.begin(), out.end()));
         }
+    }
+    // every value of a small block, by distance, is each value once
+    for (int w : {1, 5, 8}) {
+        std::vector<uint64_t> all;
+        for (int d = 0; d <= w; d++) {
+            std::vector<uint64_t> out(binomial_saturated(w, d));
+            ASSERT_EQ(values_at_distance(3, w, d, out.data(), out.size()), out.size());
+            all.insert(all.end(), out.begin(), out.end());
+        }
+        std::sort(all.begin(), all.end());
+        ASSERT_EQ(all.size(), 1ull << w);
+        for (uint64_t v = 0; v < all.size(); v++) EXPECT_EQ(all[v], v);
     }
     uint64_t small[2];
     EXPECT_EQ(values_at_distance(0, 16, 2, small, 2), 0u);  // too many
