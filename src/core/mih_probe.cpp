@@ -17,11 +17,13 @@ uint64_t binomial_saturated(int n, int k) noexcept {
     return static_cast<uint64_t>(r);
 }
 
-double uniform_within_share(int r) noexcept {
+double uniform_within_share_bits(int bits, int r) noexcept {
     double s = 0;
-    for (int i = 0; i <= r && i <= 64; i++) s += std::ldexp(static_cast<double>(binomial_saturated(64, i)), -64);
+    for (int i = 0; i <= r && i <= bits; i++) s += std::ldexp(static_cast<double>(binomial_saturated(bits, i)), -bits);
     return std::min(1.0, s);
 }
+
+double uniform_within_share(int r) noexcept { return uniform_within_share_bits(64, r); }
 
 double probe_cost_pages(int width, double pages) noexcept {
     return 0.5 + pages / std::ldexp(1.0, width);

@@ -51,6 +51,8 @@ uint64_t binomial_saturated(int n, int k) noexcept;
 // one: the planner's estimate for radius r (the search index cost, % and
 // simhash_within).
 double uniform_within_share(int r) noexcept;
+// The same for random values of `bits` bits (1..64).
+double uniform_within_share_bits(int bits, int r) noexcept;
 
 // The row estimate of % and simhash_within for radius r: that share, but at
 // least one in a million, as real collections hold near-duplicates that

@@ -222,6 +222,10 @@ typedef struct ShiMetaPageData {
 #define SHI_MAX_LEAF_ENTRIES ((int) (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) + 2)
 #define SHI_DIR_SLOTS_PER_PAGE (SHI_LEAF_SPACE / sizeof(BlockNumber))
 
+/* Has the leaf room for one more tail entry? */
+static inline bool shi_page_has_tail_room(Page page) {
+    return ((PageHeader) page)->pd_lower + SHI_TAIL_ENTRY <= ((PageHeader) page)->pd_upper;
+}
 static inline uint64 shi_pack_tid(const ItemPointerData *tid) {
     return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
 }

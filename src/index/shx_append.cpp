@@ -53,10 +53,7 @@ char *put_fragment(char *out, Size offset, Size length, const void *bytes) {
 
 }  // namespace
 
-bool shi_leaf_has_room(Buffer buf) {
-    PageHeader ph = (PageHeader) BufferGetPage(buf);
-    return ph->pd_lower + SHI_TAIL_ENTRY <= ph->pd_upper;
-}
+bool shi_leaf_has_room(Buffer buf) { return shi_page_has_tail_room(BufferGetPage(buf)); }
 
 void shi_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid) {
     /* checked before the critical section: an error inside one is a PANIC */

@@ -48,9 +48,9 @@ static int count_groups(const simhash::KeyTid *a, int n) {
     return groups;
 }
 
-/* Bytes the grouped encoding of sorted a[0..n) takes. */
-static Size grouped_size(const simhash::KeyTid *a, int n) {
-    return SHI_PACKED_HEADER + (Size) count_groups(a, n) * SHI_GROUP_HEADER + (Size) n * SHI_PACKED_ENTRY;
+/* Bytes the grouped encoding of n entries in ngroups groups takes. */
+static Size grouped_size(int ngroups, int n) {
+    return SHI_PACKED_HEADER + (Size) ngroups * SHI_GROUP_HEADER + (Size) n * SHI_PACKED_ENTRY;
 }
 
 /*
@@ -58,7 +58,7 @@ static Size grouped_size(const simhash::KeyTid *a, int n) {
  * when groups would be too small to pay for their headers (small tables).
  */
 Size shi_packed_size(const simhash::KeyTid *a, int n) {
-    return Min(grouped_size(a, n), (Size) n * SHI_TAIL_ENTRY);
+    return Min(grouped_size(count_groups(a, n), n), (Size) n * SHI_TAIL_ENTRY);
 }
 
 /*
@@ -72,7 +72,9 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
     ShiPageGetOpaque(page)->packed_len = 0;
     ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
     if (n == 0) return;
-    if (grouped_size(a, n) > (Size) n * SHI_TAIL_ENTRY) {
+    int ngroups = count_groups(a, n);
+    Size size = grouped_size(ngroups, n);
+    if (size > (Size) n * SHI_TAIL_ENTRY) {
         for (int i = 0; i < n; i++) {
             ItemPointerData tid;
             shi_unpack_tid(a[i].tid, &tid);
@@ -80,8 +82,6 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
         }
         return;
     }
-    int ngroups = count_groups(a, n);
-    Size size = grouped_size(a, n);
     Assert(size <= SHI_LEAF_SPACE && n <= PG_UINT16_MAX);
     char *base = (char *) page + SHI_CONTENT_OFFSET;
     char *group = base + SHI_PACKED_HEADER;
@@ -107,7 +107,7 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
 /* Appends (key, tid) to the tail; false when the page has no room. */
 bool shi_leaf_append(Page page, uint64 key, ItemPointer tid) {
     PageHeader ph = (PageHeader) page;
-    if (ph->pd_lower + SHI_TAIL_ENTRY > ph->pd_upper) return false;
+    if (!shi_page_has_tail_room(page)) return false;
     char *p = (char *) page + ph->pd_lower;
     memcpy(p, &key, sizeof(key));
     memcpy(p + sizeof(uint64), tid, sizeof(ItemPointerData));
@@ -155,12 +155,7 @@ static double pass_rate_48(int rest) {
     static double cdf[49];
     static bool ready = false;
     if (!ready) {
-        double c = 1, sum = 0; /* c = C(48, k) */
-        for (int k = 0; k <= 48; k++) {
-            sum += c;
-            cdf[k] = sum / 281474976710656.0; /* 2^48 */
-            c = c * (48 - k) / (k + 1);
-        }
+        for (int k = 0; k <= 48; k++) cdf[k] = simhash::uniform_within_share_bits(48, k);
         ready = true;
     }
     return rest < 0 ? 0 : cdf[Min(rest, 48)];

@@ -40,7 +40,10 @@ void shi_fill_state(ShiState *st, const ShiMetaPageData *meta) {
     }
 }
 
-/* Raises an error unless the page is an initialised simhash page of a kind in expect_flags. */
+/*
+ * Raises an error unless the page is an initialised simhash page of a kind
+ * in expect_flags; a leaf's lengths must also lie inside it.
+ */
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags) {
     if (PageIsNew(page) || PageGetSpecialSize(page) != MAXALIGN(sizeof(ShiPageOpaque)) ||
         ShiPageGetOpaque(page)->page_id != SHI_PAGE_ID ||
@@ -48,7 +51,7 @@ void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" contains unexpected page %u",
                                RelationGetRelationName(index), blkno)));
-    if ((expect_flags & SHI_LEAF) &&
+    if ((ShiPageGetOpaque(page)->flags & SHI_LEAF) &&
         (((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
          ((PageHeader) page)->pd_upper > ((PageHeader) page)->pd_special ||
          SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len > ((PageHeader) page)->pd_lower))

@@ -417,6 +417,11 @@ void radius_search(Relation index, ShiScanOpaque *so) {
  * (complete_radius_after_partial_level).  The walk then goes one leaf page
  * per knn_step, so rows can be returned while it is under way (next_hit).
  */
+/* KNN: the bound a walk of level t in partition p proves (a level t >= the block's width sees every row). */
+int probe_walk_bound(const ShiScanOpaque *so, int t, int p) {
+    return t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
+}
+
 void knn_expand(Relation index, ShiScanOpaque *so) {
     so->walk_lo = so->walk_hi = NULL;
     /*
@@ -433,9 +438,8 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
      * level's cost or less.
      */
     if (!so->full && !so->redo && so->level <= so->max_level && so->cap < so->cap_max) {
-        int p = so->part, t = so->level;
-        int next_bound = t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
-        if (next_bound > so->cap) {
+        int t = so->level;
+        if (probe_walk_bound(so, t, so->part) > so->cap) {
             so->redo = true;
             so->redo_from = so->cap;
             so->cap = Min(so->cap_max, simhash::complete_radius_after_level(so->st.nparts, t));
@@ -465,9 +469,7 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
         walk_begin(&so->walk, 0, &kWholeLo, &kWholeHi, 1);
     } else {
         int p = so->part;
-        /* level t covers every value of a block t bits wide: all rows are seen */
-        so->walk_bound = t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
-        if (so->redo) so->walk_bound = so->bound; /* proven in the first pass */
+        so->walk_bound = so->redo ? so->bound /* proven in the first pass */ : probe_walk_bound(so, t, p);
         int64 n = probe_ranges(so, so->order_q, p, t, t, &so->walk_lo, &so->walk_hi);
         walk_begin(&so->walk, p, so->walk_lo, so->walk_hi, n);
     }

@@ -41,7 +41,6 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
                 UnlockReleaseBuffer(buf);
                 continue;
             }
-            shi_check_page(index, page, blkno, SHI_LEAF);
             simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
             int n = shi_leaf_decode(index, page, blkno, items);
             int ndead = 0;

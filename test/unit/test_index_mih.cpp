@@ -97,6 +97,16 @@ TEST(IndexMih, PigeonholeCompleteness) {
     }
 }
 
+TEST(IndexMih, UniformWithinShareBits) {
+    EXPECT_DOUBLE_EQ(uniform_within_share_bits(64, 10), uniform_within_share(10));
+    EXPECT_DOUBLE_EQ(uniform_within_share_bits(48, 0), std::ldexp(1.0, -48));
+    EXPECT_DOUBLE_EQ(uniform_within_share_bits(48, 48), 1.0);
+    // symmetric about 24: P(<= 23) = P(>= 25)
+    EXPECT_NEAR(2 * uniform_within_share_bits(48, 23) + std::ldexp(static_cast<double>(binomial_saturated(48, 24)), -48),
+                1.0, 1e-12);
+    EXPECT_DOUBLE_EQ(uniform_within_share_bits(4, 1), 5.0 / 16);
+}
+
 TEST(IndexMih, ProbeCostPages) {
     // 10M rows, 16-bit blocks: 16,449 leaf pages per partition, ~150 rows a
     // bucket (a quarter page); 1M: 1,650 pages; 8-bit blocks: 64 pages a bucket
