@@ -240,6 +240,19 @@ SELECT simhash(ARRAY['a', 'b', 'a'], ARRAY[1e16, 1, -1e16]::float8[]) AS small_i
        simhash(ARRAY['b']) AS b_alone;
 SELECT simhash_agg(f, w ORDER BY o) = simhash(ARRAY['b']) AS agg_any_order
   FROM (VALUES (1, 'a', 1e16::float8), (2, 'b', 1), (3, 'a', -1e16)) v(o, f, w);
+-- Overflow does not depend on the order either: weights whose absolute
+-- values add up past the largest double are ERROR 22003 in every order (a
+-- check of the running sums let {a,a,b} through and stopped {a,b,a}).
+SELECT simhash(ARRAY['a', 'a', 'b'], ARRAY[1e308, -1e308, 1e308]::float8[]);
+SELECT simhash(ARRAY['a', 'b', 'a'], ARRAY[1e308, 1e308, -1e308]::float8[]);
+SELECT simhash_agg(f, w ORDER BY o)
+  FROM (VALUES (1, 'a', 1e308::float8), (2, 'a', -1e308), (3, 'b', 1e308)) v(o, f, w);
+SELECT simhash(ARRAY['a', 'b', 'a'], ARRAY[8e307, -8e307, 1e307]::float8[]) IS NOT NULL AS up_to_the_largest_double;
+-- An empty string is no feature, but its weight is checked all the same
+-- (a NULL feature or weight skips the row of simhash_agg, as sum() does).
+SELECT simhash(ARRAY['a', ''], ARRAY[1, 'NaN']::float8[]);
+SELECT simhash_agg(f, w) FROM (VALUES ('', 'NaN'::float8)) v(f, w);
+SELECT simhash_agg(f, w) IS NULL AS null_feature_skipped FROM (VALUES (NULL::text, 'NaN'::float8)) v(f, w);
 
 -- Messages quote a long feature or tokenizer name cut short, not whole.
 SELECT simhash(ARRAY[repeat('x', 100000)], ARRAY['NaN']::float8[]);

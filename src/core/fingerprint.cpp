@@ -61,6 +61,7 @@ void RealVotes::accumulate(int i, double x) noexcept {
 void RealVotes::add(uint64_t hash, double weight) noexcept {
     if (weight == 0.0) return;
     for (int i = 0; i < 64; ++i) accumulate(i, ((hash >> i) & 1) ? weight : -weight);
+    magnitude_ += std::fabs(weight);
     ++features_;
     tie_break_ += tie_mix(hash);
 }
@@ -70,6 +71,7 @@ void RealVotes::merge(const RealVotes& other) noexcept {
         accumulate(i, other.sums_[i]);
         compensation_[i] += other.compensation_[i];
     }
+    magnitude_ += other.magnitude_;
     features_ += other.features_;
     tie_break_ += other.tie_break_;
 }
@@ -84,11 +86,7 @@ uint64_t RealVotes::fingerprint() const noexcept {
     return fp;
 }
 
-bool RealVotes::overflowed() const noexcept {
-    for (int i = 0; i < 64; ++i)
-        if (!std::isfinite(sums_[i]) || !std::isfinite(compensation_[i])) return true;
-    return false;
-}
+bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_); }
 
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {

@@ -114,7 +114,11 @@ public:
     void merge(const RealVotes& other) noexcept;
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() const noexcept;
-    // True when some running sum stopped being finite (weights near DBL_MAX).
+    // True when the weights' absolute values add up past DBL_MAX.  No running
+    // sum can overflow before that total does (each is at most the total, in
+    // any order), and the total, a sum of non-negative terms, overflows in
+    // every order or in none: so a result or this error never depends on the
+    // order of the weights, as a test of the running sums did.
     bool overflowed() const noexcept;
 
 private:
@@ -122,6 +126,7 @@ private:
 
     double sums_[64] = {};
     double compensation_[64] = {};  // rounding error of each sum so far
+    double magnitude_ = 0;  // sum of |weight| so far
     uint64_t features_ = 0;
     uint64_t tie_break_ = 0;
 };

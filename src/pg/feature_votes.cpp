@@ -3,6 +3,7 @@
 #include <cmath>
 
 extern "C" {
+#include "lib/stringinfo.h"
 #include "mb/pg_wchar.h"
 #include "utils/builtins.h"
 }
@@ -22,9 +23,34 @@ void release_text_bytes(TextBytes bytes) {
     if (bytes.converted) pfree((void*) bytes.data);
 }
 
+/*
+ * SQL_ASCII text is read as UTF-8, and a UTF8 client checks every message
+ * it gets from such a database: a cut inside a character, or a byte that is
+ * not UTF-8, made it refuse the message (ERROR 22021 in place of ours).  So
+ * whole UTF-8 characters are kept and any other byte is shown as \xNN.
+ */
+static char* utf8_excerpt(const char* data, int length) {
+    StringInfoData out;
+    initStringInfo(&out);
+    int i = 0;
+    while (i < length) {
+        const unsigned char* at = (const unsigned char*) data + i;
+        int n = pg_utf_mblen(at);
+        bool legal = n <= length - i && pg_utf8_islegal(at, n);
+        if (!legal) n = 1;
+        if (out.len + (legal ? n : 4) > kMessageExcerptBytes) break;
+        if (legal) appendBinaryStringInfo(&out, (const char*) at, n);
+        else appendStringInfo(&out, "\\x%02x", *at);
+        i += n;
+    }
+    if (i < length) appendStringInfoString(&out, "...");
+    return out.data;
+}
+
 char* message_excerpt(const text* value) {
     const char* data = VARDATA_ANY(value);
     int length = (int) VARSIZE_ANY_EXHDR(value);
+    if (GetDatabaseEncoding() == PG_SQL_ASCII) return utf8_excerpt(data, length);
     int shown = pg_mbcliplen(data, length, kMessageExcerptBytes);
     if (shown == length) return pnstrdup(data, length);
     return psprintf("%s...", pnstrdup(data, shown));

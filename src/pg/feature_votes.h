@@ -32,7 +32,9 @@ void release_text_bytes(TextBytes bytes);
 /*
  * A user's value (a feature, a tokenizer name) as an error message quotes
  * it: cut to about kMessageExcerptBytes bytes with "..." after, so that a
- * 20 MB feature does not become a 20 MB message in the server log.
+ * 20 MB feature does not become a 20 MB message in the server log.  In a
+ * SQL_ASCII database, whose text is read as UTF-8, it is valid UTF-8: bytes
+ * that are not are shown as \xNN.
  */
 constexpr int kMessageExcerptBytes = 64;
 char* message_excerpt(const text* value);

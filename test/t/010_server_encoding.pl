@@ -48,5 +48,17 @@ my $trigger = "SET client_encoding = 'UTF8';
 my ($fp) = split /\|/, $utf8;
 is($node->safe_psql('db_LATIN1', $trigger), $fp, 'trigger in a LATIN1 database matches simhash() in UTF8');
 
+# A message quoting a feature stays valid UTF-8 in a SQL_ASCII database,
+# whose text is read as UTF-8: a cut inside a character, or a byte that is
+# not UTF-8, made a UTF8 client refuse the message (ERROR 22021 instead).
+my ($ret, $out, $err) = $node->psql('db_SQL_ASCII',
+    "SET client_encoding = 'UTF8'; \\set VERBOSITY verbose\n SELECT simhash(ARRAY[repeat('x', 63) || 'é'], '{NaN}')");
+like($err, qr/22023: weight NaN of feature "x{63}\.\.\." is not finite/,
+    'SQL_ASCII: a long feature is cut between characters');
+($ret, $out, $err) = $node->psql('db_SQL_ASCII',
+    "SET client_encoding = 'UTF8'; \\set VERBOSITY verbose\n SELECT simhash(ARRAY[convert_from('\\x61ff62', 'SQL_ASCII')], '{Infinity}')");
+like($err, qr/22023: weight Infinity of feature "a\\xffb" is not finite/,
+    'SQL_ASCII: a byte that is not UTF-8 is shown as \\xNN');
+
 $node->stop;
 done_testing();

@@ -117,6 +117,25 @@ TEST(Fingerprint, WeightedSumsDoNotDependOnOrder) {
     EXPECT_FALSE(merged_lr.overflowed());
 }
 
+// Overflow is decided by the weights, not their order: +1e308 twice and
+// -1e308 once overflowed a running sum in one order and not in another.
+TEST(Fingerprint, WeightOverflowDoesNotDependOnOrder) {
+    const uint64_t a = 0x0123456789abcdefULL, b = 0xfedcba9876543210ULL;
+    auto votes = [](std::vector<std::pair<uint64_t, double>> v) {
+        simhash::RealVotes r;
+        for (auto& [h, w] : v) r.add(h, w);
+        return r;
+    };
+    EXPECT_TRUE(votes({{a, 1e308}, {a, -1e308}, {b, 1e308}}).overflowed());
+    EXPECT_TRUE(votes({{a, 1e308}, {b, 1e308}, {a, -1e308}}).overflowed());
+    simhash::RealVotes left = votes({{a, 1e308}}), right = votes({{b, 1e308}});
+    left.merge(right);
+    EXPECT_TRUE(left.overflowed());
+    // Up to the largest double in all, nothing overflows.
+    EXPECT_FALSE(votes({{a, 8e307}, {b, -8e307}, {a, 1e307}}).overflowed());
+    EXPECT_FALSE(votes({{a, 1e308}, {a, 7e307}}).overflowed());
+}
+
 TEST(Fingerprint, SmallEditsGiveSmallDistances) {
     std::string base, edited;
     for (int i = 0; i < 400; ++i) {
