@@ -441,12 +441,16 @@ SELECT simhash_index_check('parted_fp');
 SELECT * FROM simhash_index_stats('parted_fp');
 DROP TABLE parted;
 -- The hint's query runs as given: function and index schema-qualified, the
--- index's name a proper literal (it was bare, and broke on a quote).
+-- index's name a proper literal (it was bare, and broke on a quote), and
+-- it reaches the leaves under a partition that is partitioned itself (it
+-- read pg_inherits, one level down, and failed on that partition's index).
 CREATE SCHEMA "odd schema";
-CREATE TABLE "odd schema".parted (fp simhash) PARTITION BY HASH (fp);
-CREATE TABLE "odd schema".parted_0 PARTITION OF "odd schema".parted FOR VALUES WITH (MODULUS 1, REMAINDER 0);
+CREATE TABLE "odd schema".parted (k int, fp simhash) PARTITION BY LIST (k);
+CREATE TABLE "odd schema".parted_0 PARTITION OF "odd schema".parted FOR VALUES IN (0);
+CREATE TABLE "odd schema".parted_1 PARTITION OF "odd schema".parted FOR VALUES IN (1) PARTITION BY HASH (fp);
+CREATE TABLE "odd schema".parted_1a PARTITION OF "odd schema".parted_1 FOR VALUES WITH (MODULUS 1, REMAINDER 0);
 CREATE INDEX "we'ird" ON "odd schema".parted USING simhash (fp);
-INSERT INTO "odd schema".parted VALUES ('0123456789abcdef');
+INSERT INTO "odd schema".parted VALUES (0, '0123456789abcdef'), (1, '0123456789abcdef'), (1, 'fedcba9876543210');
 SELECT * FROM simhash_index_stats('"odd schema"."we''ird"');
 CREATE FUNCTION pg_temp.run_hint(stmt text) RETURNS SETOF text LANGUAGE plpgsql AS $$
 DECLARE hint text; r record;
@@ -460,7 +464,28 @@ EXCEPTION WHEN wrong_object_type THEN
     END LOOP;
 END $$;
 SELECT pg_temp.run_hint($$SELECT * FROM simhash_index_stats('"odd schema"."we''ird"')$$);
+SELECT pg_temp.run_hint($$SELECT simhash_index_check('"odd schema"."we''ird"')$$);
 DROP SCHEMA "odd schema" CASCADE;
+
+-- An index scan reads simhash.threshold when it starts: a SET between the
+-- FETCHes of an open cursor does not change what its scan returns (README,
+-- "Settings"; a sequential scan tests each row when it reads it).
+CREATE TABLE cur (id int, fp simhash);
+INSERT INTO cur SELECT i, 'abcdef0123456789' FROM generate_series(1, 4) i;
+INSERT INTO cur VALUES (5, 'abcdef0123456788');
+CREATE INDEX cur_fp ON cur USING simhash (fp);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+EXPLAIN (COSTS OFF) SELECT id FROM cur WHERE fp % 'abcdef0123456788';
+BEGIN;
+DECLARE k CURSOR FOR SELECT id FROM cur WHERE fp % 'abcdef0123456788';
+FETCH 1 FROM k;
+SET LOCAL simhash.threshold = 0;
+FETCH ALL FROM k;
+COMMIT;
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+DROP TABLE cur;
 
 -- Like amcheck's functions, the check (which holds off writers) and the
 -- statistics (which show the table's contents) are not granted to PUBLIC;

@@ -235,8 +235,8 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid cal
         const char *idx = quote_qualified_identifier(get_namespace_name(get_rel_namespace(indexoid)), name);
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is a partitioned index", name),
                         errdetail("Each partition of the table has an index of its own."),
-                        errhint("Give the index of a partition, for example: SELECT %s(inhrelid::regclass) "
-                                "FROM pg_inherits WHERE inhparent = %s::regclass;",
+                        errhint("Give the index of a partition, for example: SELECT %s(relid) "
+                                "FROM pg_partition_tree(%s) WHERE isleaf;",
                                 fn, quote_literal_cstr(idx))));
     }
     Oid heapid = IndexGetRelation(indexoid, true);
