@@ -92,16 +92,18 @@ TEST(Fingerprint, ZeroWeightsAreNotFeatures) {
     EXPECT_TRUE(integer.empty());
 }
 
+// Weighted votes of (hash, weight) pairs, added in the order given.
+static simhash::RealVotes votes(const std::vector<std::pair<uint64_t, double>>& v) {
+    simhash::RealVotes r;
+    for (const auto& [h, w] : v) r.add(h, w);
+    return r;
+}
+
 // A small weight next to two large ones that cancel must still decide the
 // bits, whatever order the weights arrive in and however parallel workers
 // split them (plain double sums lost it in one order and not the other).
 TEST(Fingerprint, WeightedSumsDoNotDependOnOrder) {
     const uint64_t a = 0x0123456789abcdefULL, b = 0xfedcba9876543210ULL;
-    auto votes = [](std::vector<std::pair<uint64_t, double>> v) {
-        simhash::RealVotes r;
-        for (auto& [h, w] : v) r.add(h, w);
-        return r;
-    };
     simhash::RealVotes alone = votes({{b, 1.0}});
     const uint64_t expected = alone.fingerprint();
     EXPECT_EQ(votes({{a, 1e16}, {b, 1.0}, {a, -1e16}}).fingerprint(), expected);
@@ -121,11 +123,6 @@ TEST(Fingerprint, WeightedSumsDoNotDependOnOrder) {
 // -1e308 once overflowed a running sum in one order and not in another.
 TEST(Fingerprint, WeightOverflowDoesNotDependOnOrder) {
     const uint64_t a = 0x0123456789abcdefULL, b = 0xfedcba9876543210ULL;
-    auto votes = [](std::vector<std::pair<uint64_t, double>> v) {
-        simhash::RealVotes r;
-        for (auto& [h, w] : v) r.add(h, w);
-        return r;
-    };
     EXPECT_TRUE(votes({{a, 1e308}, {a, -1e308}, {b, 1e308}}).overflowed());
     EXPECT_TRUE(votes({{a, 1e308}, {b, 1e308}, {a, -1e308}}).overflowed());
     simhash::RealVotes left = votes({{a, 1e308}}), right = votes({{b, 1e308}});
