@@ -35,16 +35,30 @@ int knn_first_pass_level(int nparts, int max_level, double rows, double want) no
     return max_level;
 }
 
-double radius_probe_count(int r, int nparts, const int* widths, int* probed) noexcept {
+namespace {
+// Sums per_partition(p, number of probes) over the partitions a radius-r search probes.
+template <class PerPartition>
+double sum_over_probed(int r, int nparts, const int* widths, int* probed, PerPartition per_partition) noexcept {
     double total = 0;
     *probed = 0;
     for (int p = 0; p < nparts; p++) {
         int level = radius_probe_level(r, nparts, p);
         if (level < 0) continue;
-        total += static_cast<double>(probes_within(widths[p], level));
+        total += per_partition(p, static_cast<double>(probes_within(widths[p], level)));
         *probed = p + 1;
     }
     return total;
+}
+}  // namespace
+
+double radius_probe_count(int r, int nparts, const int* widths, int* probed) noexcept {
+    return sum_over_probed(r, nparts, widths, probed, [](int, double probes) { return probes; });
+}
+
+double radius_probe_cost(int r, int nparts, const int* widths, double pages, int* probed) noexcept {
+    return sum_over_probed(r, nparts, widths, probed, [widths, pages](int p, double probes) {
+        return probes * probe_cost_pages(widths[p], pages);
+    });
 }
 
 uint64_t probes_within(int w, int t) noexcept {

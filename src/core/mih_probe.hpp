@@ -143,6 +143,11 @@ inline int radius_probe_level(int r, int nparts, int p) noexcept {
 // (from the first) it probes.
 double radius_probe_count(int r, int nparts, const int* widths, int* probed) noexcept;
 
+// What those probes cost in pages of a whole-partition read of `pages`
+// pages: each partition's probes at probe_cost_pages of its own width
+// (blocks that do not divide 64 leave widths one bit apart).
+double radius_probe_cost(int r, int nparts, const int* widths, double pages, int* probed) noexcept;
+
 // A row turns up in each partition where its block is within that
 // partition's level; it is new in partition part unless an earlier
 // partition already reached it.

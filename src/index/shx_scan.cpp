@@ -361,8 +361,7 @@ void radius_begin(Relation index, ShiScanOpaque *so) {
      */
     int r = so->kr[best], probed;
     double pages = leaf_pages_per_part(index, &so->st);
-    double cost = simhash::radius_probe_count(r, so->st.nparts, so->st.width, &probed) *
-                  simhash::probe_cost_pages(so->st.width[0], pages); /* widths differ by one bit at most */
+    double cost = simhash::radius_probe_cost(r, so->st.nparts, so->st.width, pages, &probed);
     if (cost <= pages) {
         so->probe_r = r;
         so->stream_nparts = probed;

@@ -116,6 +116,24 @@ TEST(IndexMih, ProbeCostPages) {
     EXPECT_NEAR(probe_cost_pages(64, 1e6), 0.5, 1e-9);
 }
 
+TEST(IndexMih, RadiusProbeCost) {
+    // Each partition's probes at its own width: with 3 blocks (22, 21, 21
+    // bits) radius 5 probes 1 + 22 + 1 + 21 + 1 + 21 block values, and a
+    // probe of a 21-bit block reads twice the pages of a 22-bit one's.
+    const int widths[3] = {22, 21, 21};
+    const double pages = 1 << 22;
+    int probed = 0;
+    EXPECT_DOUBLE_EQ(radius_probe_cost(5, 3, widths, pages, &probed), 23 * 1.5 + 22 * 2.5 + 22 * 2.5);
+    EXPECT_EQ(probed, 3);
+    EXPECT_DOUBLE_EQ(radius_probe_count(5, 3, widths, &probed), 67);
+    // radius 1 probes the first two partitions only
+    EXPECT_DOUBLE_EQ(radius_probe_cost(1, 3, widths, pages, &probed), 1.5 + 2.5);
+    EXPECT_EQ(probed, 2);
+    const int equal[4] = {16, 16, 16, 16};
+    EXPECT_DOUBLE_EQ(radius_probe_cost(3, 4, equal, 16449, &probed),
+                     radius_probe_count(3, 4, equal, &probed) * probe_cost_pages(16, 16449));
+}
+
 TEST(IndexMih, KnnFirstPassLevel) {
     // 4 blocks: complete radii 3, 7, 11, 15, 19.  Uniform rows within 15
     // bits of a point: 122 of 10M, 12 of 1M; within 11: 50 of 1B.
