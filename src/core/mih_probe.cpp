@@ -35,6 +35,12 @@ int knn_first_pass_level(int nparts, int max_level, double rows, double want) no
     return max_level;
 }
 
+int uniform_radius_holding(double rows, double want) noexcept {
+    for (int r = 0; r < 64; r++)
+        if (rows * uniform_within_share(r) >= want) return r;
+    return 64;
+}
+
 namespace {
 // Sums per_partition(p, number of probes) over the partitions a radius-r search probes.
 template <class PerPartition>

@@ -106,6 +106,14 @@ double probe_cost_pages(int width, double pages) noexcept;
 constexpr double kKnnFirstPassRows = 100;
 int knn_first_pass_level(int nparts, int max_level, double rows, double want) noexcept;
 
+// The smallest radius within which `rows` uniformly random fingerprints hold
+// `want` rows around any query (64 when none does).  KNN's first read of a
+// partition whole keeps the distances up to at least this radius: at 100k
+// rows the 10 nearest of a random point lie 16 to 19 bits away, and a window
+// of 8 bits past the probes' radius 7 held none of them, so a second read
+// collected half the table (the distances up to 31).
+int uniform_radius_holding(double rows, double want) noexcept;
+
 // Where level-by-level probing (every partition at level t, in partition
 // order, before any at level t + 1) first reaches a row whose fingerprint
 // differs from the query in the bits `diff`: at the row's smallest block

@@ -151,15 +151,24 @@ bool shi_leaf_layout_ok(Page page) {
  * P(Binomial(48, 1/2) <= rest), how many of a group's entries a scan can
  * expect to pass when the data is spread out.
  */
-static double pass_rate_48(int rest) {
-    static double cdf[49];
-    static bool ready = false;
-    if (!ready) {
-        for (int k = 0; k <= 48; k++) cdf[k] = simhash::uniform_within_share_bits(48, k);
-        ready = true;
+/*
+ * Groups of at most this many entries (a cache line of key bits) are not
+ * prefetched: in a small index a group holds a few entries, a page a hundred
+ * groups read in order, which the hardware prefetcher follows by itself.
+ */
+#define SHI_PREFETCH_MIN_GROUP 10
+
+namespace {
+struct PassRate48 {
+    double share[49];
+    PassRate48() {
+        for (int k = 0; k <= 48; k++) share[k] = simhash::uniform_within_share_bits(48, k);
     }
-    return rest < 0 ? 0 : cdf[Min(rest, 48)];
-}
+};
+/* filled when the library loads: the scan looks it up once per group, and a
+ * call with a first-use check there was a tenth of a small index's KNN scan */
+const PassRate48 kPassRate48;
+}  // namespace
 
 SHI_POPCNT_CLONES
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out) {
@@ -187,10 +196,13 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
          * the last, and each would wait for its tid's line (a third of the
          * scan's time); a radius-3 scan passes almost none.
          */
-        for (const char *line = p; line < gend; line += 64) __builtin_prefetch(line);
-        if ((end - first) * pass_rate_48(rest) >= 0.25)
-            for (const char *line = pk.tids + (Size) first * 6, *tend = pk.tids + (Size) end * 6; line < tend; line += 64)
-                __builtin_prefetch(line);
+        if (end - first > SHI_PREFETCH_MIN_GROUP) {
+            for (const char *line = p; line < gend; line += 64) __builtin_prefetch(line);
+            if ((end - first) * kPassRate48.share[Min(rest, 48)] >= 0.25)
+                for (const char *line = pk.tids + (Size) first * 6, *tend = pk.tids + (Size) end * 6; line < tend;
+                     line += 64)
+                    __builtin_prefetch(line);
+        }
         uint64 top = (uint64) prefix << 48;
         /* only a group at either end of [lo, hi] can hold keys outside it */
         bool whole = top >= lo && (top | UINT64CONST(0xFFFFFFFFFFFF)) <= hi;

@@ -73,6 +73,7 @@ struct ShiScanOpaque {
     int part;                /* next partition to probe at that level */
     bool full;               /* KNN switched to reading partition 0 whole */
     int full_lo, full_hi;    /* KNN full read: collect distances in (full_lo, full_hi] */
+    int full_reach;          /* KNN: the first full read collects at least to here (uniform_radius_holding) */
     bool knn_walking;        /* KNN: so->walk is a probe or full read in progress */
     int walk_bound;          /* KNN: the bound once that walk is done */
     uint64 *walk_lo, *walk_hi; /* KNN: the probe ranges it walks (NULL for a full read) */
@@ -453,12 +454,16 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
         /*
          * Read partition 0 whole, keeping only a window of distances so memory
          * stays proportional to what is returned; a further window needs a
-         * further read, but k nearest rows rarely need more than one.
+         * further read, but k nearest rows rarely need more than one.  The
+         * first window reaches at least the radius that holds the first
+         * pass's rows of uniform data: in a small index the probes stop at a
+         * small radius (7 bits at 100k rows), and 8 bits more held none of a
+         * random point's 10 nearest, so a second read took half the table.
          */
         if (!so->full) {
             for (int d = so->cur_d + 1; d <= 64; d++) so->bn[d] = so->bpos[d] = 0;
             so->full_lo = Max(so->bound, so->cur_d);
-            so->full_hi = Min(64, so->full_lo + 8);
+            so->full_hi = Min(64, Max(so->full_lo + 8, so->full_reach));
             so->full = true;
         } else {
             so->full_lo = so->bound;
@@ -558,6 +563,7 @@ void start_scan(IndexScanDesc scan) {
         if (rows < 0) rows = pages * (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) * 0.75;
         int first = simhash::knn_first_pass_level(so->st.nparts, so->max_level, rows, shi_knn_first_pass_rows);
         so->cap = first >= 0 ? simhash::complete_radius_after_level(so->st.nparts, first) : so->cap_max;
+        so->full_reach = simhash::uniform_radius_holding(rows, shi_knn_first_pass_rows);
         so->redo = false;
     }
     /*

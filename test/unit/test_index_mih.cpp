@@ -134,6 +134,21 @@ TEST(IndexMih, RadiusProbeCost) {
                      radius_probe_count(3, 4, equal, &probed) * probe_cost_pages(16, 16449));
 }
 
+TEST(IndexMih, UniformRadiusHolding) {
+    // 100 uniform rows around a point: within 20 bits of 100k (184; 78
+    // within 19), 17 of 1M, 15 of 10M; 10 rows never hold 100
+    EXPECT_EQ(uniform_radius_holding(1e5, kKnnFirstPassRows), 20);
+    EXPECT_EQ(uniform_radius_holding(1e6, kKnnFirstPassRows), 17);
+    EXPECT_EQ(uniform_radius_holding(1e7, kKnnFirstPassRows), 15);
+    EXPECT_EQ(uniform_radius_holding(10, kKnnFirstPassRows), 64);
+    EXPECT_EQ(uniform_radius_holding(1e5, 0), 0);
+    for (double rows : {1e3, 1e5, 1e9}) {
+        int r = uniform_radius_holding(rows, kKnnFirstPassRows);
+        EXPECT_GE(rows * uniform_within_share(r), kKnnFirstPassRows);
+        EXPECT_LT(rows * uniform_within_share(r - 1), kKnnFirstPassRows);
+    }
+}
+
 TEST(IndexMih, KnnFirstPassLevel) {
     // 4 blocks: complete radii 3, 7, 11, 15, 19.  Uniform rows within 15
     // bits of a point: 122 of 10M, 12 of 1M; within 11: 50 of 1B.
