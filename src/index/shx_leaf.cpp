@@ -136,6 +136,30 @@ bool shi_leaf_layout_ok(Page page) {
 }
 
 /*
+ * Groups of at most this many entries (a cache line of key bits) are not
+ * prefetched: in a small index a group holds a few entries, a page a hundred
+ * groups read in order, which the hardware prefetcher follows by itself.
+ */
+#define SHI_PREFETCH_MIN_GROUP 10
+
+namespace {
+/*
+ * The share of random 48-bit values within rest bits of a given one,
+ * P(Binomial(48, 1/2) <= rest): how many of a group's entries a scan can
+ * expect to pass when the data is spread out.  Filled when the library
+ * loads: the scan looks it up once per group, and a call with a first-use
+ * check there was a tenth of a small index's KNN scan.
+ */
+struct PassRate48 {
+    double share[49];
+    PassRate48() {
+        for (int k = 0; k <= 48; k++) share[k] = simhash::uniform_within_share_bits(48, k);
+    }
+};
+const PassRate48 kPassRate48;
+}  // namespace
+
+/*
  * The scans' inner loop.  Hamming distance does not change when both
  * operands are rotated alike, so entries are compared in key form against
  * the query rotated into the partition's key order: a group's shared 16-bit
@@ -144,32 +168,9 @@ bool shi_leaf_layout_ok(Page page) {
  * popcount.  On x86-64 the function is also compiled for the POPCNT
  * instruction and the dynamic loader picks that version on CPUs that have it
  * (a plain build calls a software popcount, about a third of a KNN scan).
- * Returns -1 for a page whose groups overrun its packed region.
+ * Returns -1 for a page whose packed region does not add up (its header or
+ * group table contradicts the page).
  */
-/*
- * The share of random 48-bit values within rest bits of a given one:
- * P(Binomial(48, 1/2) <= rest), how many of a group's entries a scan can
- * expect to pass when the data is spread out.
- */
-/*
- * Groups of at most this many entries (a cache line of key bits) are not
- * prefetched: in a small index a group holds a few entries, a page a hundred
- * groups read in order, which the hardware prefetcher follows by itself.
- */
-#define SHI_PREFETCH_MIN_GROUP 10
-
-namespace {
-struct PassRate48 {
-    double share[49];
-    PassRate48() {
-        for (int k = 0; k <= 48; k++) share[k] = simhash::uniform_within_share_bits(48, k);
-    }
-};
-/* filled when the library loads: the scan looks it up once per group, and a
- * call with a first-use check there was a tenth of a small index's KNN scan */
-const PassRate48 kPassRate48;
-}  // namespace
-
 SHI_POPCNT_CLONES
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out) {
     int n = 0;
