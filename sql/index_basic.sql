@@ -289,6 +289,30 @@ SELECT id FROM spill WHERE simhash_within(fp, pg_temp.flip(pg_temp.fp_of(4242), 
 RESET enable_seqscan;
 DROP TABLE spill;
 
+-- A leaf's tids are packed in the bits its own tids need, so a tail entry
+-- far away in the heap widens every packed tid of its page: 990 rows of one
+-- fingerprint in the first heap pages fill one leaf per partition (tids of
+-- 11 bits), 40 more after 200,000 rows that are not indexed go to its
+-- tail, and packed together the 1029 that VACUUM keeps would need 18 bits
+-- each, more than the page.  VACUUM keeps them where they were (it used to
+-- fail on the rewrite), and the next inserts split the page.
+CREATE TABLE far_tids (id int, fp simhash) WITH (autovacuum_enabled = off);
+INSERT INTO far_tids SELECT k, 'c0ffee00c0ffee00' FROM generate_series(1, 990) k;
+INSERT INTO far_tids SELECT k, NULL FROM generate_series(1001, 200000) k;
+CREATE INDEX far_tids_fp ON far_tids USING simhash (fp);
+SELECT leaf_pages FROM simhash_index_stats('far_tids_fp') WHERE partition = 0;
+INSERT INTO far_tids SELECT k, 'c0ffee00c0ffee00' FROM generate_series(200001, 200040) k;
+DELETE FROM far_tids WHERE id = 500;
+VACUUM (INDEX_CLEANUP ON) far_tids;
+SELECT simhash_index_check('far_tids_fp', true);
+INSERT INTO far_tids SELECT k, 'c0ffee00c0ffee00' FROM generate_series(200041, 200400) k;
+SELECT simhash_index_check('far_tids_fp', true);
+SELECT leaf_pages > 1 AS split FROM simhash_index_stats('far_tids_fp') WHERE partition = 0;
+SET enable_seqscan = off;
+SELECT count(*) FROM far_tids WHERE fp % 'c0ffee00c0ffee01';
+RESET enable_seqscan;
+DROP TABLE far_tids;
+
 -- A fingerprint stored in many rows (the same short text everywhere): an
 -- insert of it touches a bounded number of pages however long the run of
 -- equal keys (it used to walk the whole run, a lock per page), and the run's

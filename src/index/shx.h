@@ -64,22 +64,28 @@
  * page has lo = 0 and the rightmost hi = 2^64-1.  A leaf's entries (between
  * the page header and pd_lower) come in two regions:
  *   packed: the page's sorted entries grouped by their top 16 key bits:
- *           {uint16 groups G, uint16 entries N}, then the group table,
+ *           {uint16 groups G, uint16 entries N, uint32 tid base, uint8 block
+ *           bits, uint8 offset bits, 2 zero bytes}, then the group table,
  *           G x {uint16 top 16 key bits, uint16 index of its first entry}
  *           (strictly increasing), then N x 6 bytes of low 48 key bits, then
- *           N x 6-byte heap tids; its length, 4 + 4G + 12N, is
- *           ShiPageOpaque.packed_len.  The group table sits right after the
- *           page header, in the cache line a reader touches first, so a probe
- *           finds its group by a binary search there instead of walking the
- *           page; and the key bits apart from the tids halve the bytes a
- *           probe scans (on-disk version 2; version 1 interleaved each
- *           group's header with its entries);
+ *           the N heap tids, each (block - tid base) << offset bits | offset
+ *           in W = block bits + offset bits bits, packed one after the other
+ *           (src/core/tid_packing.hpp); its length, 12 + 4G + 6N +
+ *           ceil(N W / 8), is ShiPageOpaque.packed_len.  The group table
+ *           sits right after the page header, in the cache line a reader
+ *           touches first, so a probe finds its group by a binary search
+ *           there instead of walking the page; the key bits apart from the
+ *           tids halve the bytes a probe scans (on-disk version 2; version 1
+ *           interleaved each group's header with its entries); and a page's
+ *           tids take the bits that page needs: 24 for a 10M-row table of
+ *           55,000 heap pages, a quarter of each entry less than whole
+ *           6-byte tids (on-disk version 3);
  *   tail:   14-byte entries (8-byte key, heap tid) that inserts append, so an
  *           insert logs 24 bytes per page (shx_append.cpp).
  * When the tail fills the page, the page is re-packed (sorted, grouped) if
  * that frees at least a tenth of it, else split.  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
- * per group, so an entry costs ~12 bytes.
+ * per group, so an entry costs ~9 bytes.
  * A leaf may also carry a skip (ShiPageOpaque.skip): a page further right
  * such that every page in between has this page's hi.  Inserts record one
  * after passing a long run of pages of one key (a fingerprint stored very
@@ -150,6 +156,7 @@
 
 #include "simhash_datum.h"
 #include "mih_probe.hpp"
+#include "tid_packing.hpp"
 
 extern "C" {
 #include "access/amapi.h"
@@ -161,7 +168,7 @@ extern "C" {
 }
 
 #define SHI_MAGIC 0x53484958u /* "SHIX" */
-#define SHI_VERSION 2 /* 1: groups and their entries interleaved (before 2026-11-26) */
+#define SHI_VERSION 3 /* 1: groups and their entries interleaved; 2: whole 6-byte tids (both before 2026-11-27) */
 #define SHI_METAPAGE_BLKNO 0
 #define SHI_MAX_PARTS 16
 #define SHI_DEFAULT_PARTS 4
@@ -214,12 +221,13 @@ typedef struct ShiMetaPageData {
 } ShiMetaPageData;
 
 #define SHI_TAIL_ENTRY (sizeof(uint64) + sizeof(ItemPointerData)) /* 14 */
-#define SHI_PACKED_HEADER 4 /* uint16 number of groups, uint16 number of entries */
-#define SHI_GROUP_HEADER 4  /* uint16 prefix, uint16 first entry */
-#define SHI_PACKED_ENTRY 12 /* 6 bytes of key, 6 of tid, in two arrays */
+#define SHI_PACKED_HEADER 12 /* uint16 groups, uint16 entries, uint32 tid base, uint8 block bits, uint8 offset bits, 2 zero bytes */
+#define SHI_GROUP_HEADER 4   /* uint16 prefix, uint16 first entry */
+#define SHI_PACKED_KEY 6     /* the low 48 key bits of an entry */
 #define SHI_CONTENT_OFFSET MAXALIGN(SizeOfPageHeaderData)
 #define SHI_LEAF_SPACE (BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque)))
-#define SHI_MAX_LEAF_ENTRIES ((int) (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) + 2)
+/* a packed entry takes at least 6 bytes and 1 bit */
+#define SHI_MAX_LEAF_ENTRIES ((int) (SHI_LEAF_SPACE * 8 / (SHI_PACKED_KEY * 8 + 1)) + 2)
 #define SHI_DIR_SLOTS_PER_PAGE (SHI_LEAF_SPACE / sizeof(BlockNumber))
 
 /* Has the leaf room for one more tail entry? */
@@ -258,10 +266,17 @@ static inline uint16 shi_get16(const char *p) {
 typedef struct ShiPacked {
     const char *groups; /* ngroups x {uint16 prefix, uint16 first entry} */
     const char *lows;   /* nentries x 6 bytes: the low 48 key bits */
-    const char *tids;   /* nentries x 6 bytes: ItemPointerData */
+    const unsigned char *tids; /* nentries tids in tidpack's width */
+    simhash::TidPacking tidpack;
     int ngroups;
     int nentries;
 } ShiPacked;
+
+/* Bytes the packed region of n entries in ngroups groups takes with tids of width bits. */
+static inline Size shi_packed_len(int ngroups, int n, unsigned width) {
+    return SHI_PACKED_HEADER + (Size) ngroups * SHI_GROUP_HEADER + (Size) n * SHI_PACKED_KEY +
+           (Size) simhash::packed_tid_bytes((uint64) n, width);
+}
 
 /*
  * Opens the packed region of a leaf; false when its counts do not add up to
@@ -273,20 +288,34 @@ static inline bool shi_packed_open(Page page, ShiPacked *pk) {
     Size len = ShiPageGetOpaque(page)->packed_len;
     Size lower = ((PageHeader) page)->pd_lower;
     pk->ngroups = pk->nentries = 0;
-    pk->groups = pk->lows = pk->tids = p;
+    pk->groups = pk->lows = p;
+    pk->tids = (const unsigned char *) p;
+    pk->tidpack.base = 0;
+    pk->tidpack.block_bits = 0;
+    pk->tidpack.offset_bits = 1;
     /* the region must lie inside the page's used part, whatever else is damaged */
     if (SHI_CONTENT_OFFSET + len > lower || lower > BLCKSZ - MAXALIGN(sizeof(ShiPageOpaque))) return false;
     if (len == 0) return true;
     if (len < SHI_PACKED_HEADER) return false;
     pk->ngroups = shi_get16(p);
     pk->nentries = shi_get16(p + 2);
-    if (pk->ngroups == 0 || pk->nentries < pk->ngroups ||
-        len != SHI_PACKED_HEADER + (Size) pk->ngroups * SHI_GROUP_HEADER + (Size) pk->nentries * SHI_PACKED_ENTRY)
+    memcpy(&pk->tidpack.base, p + 4, sizeof(uint32));
+    pk->tidpack.block_bits = (uint8) p[8];
+    pk->tidpack.offset_bits = (uint8) p[9];
+    if (pk->ngroups == 0 || pk->nentries < pk->ngroups || !simhash::tid_packing_valid(pk->tidpack) ||
+        len != shi_packed_len(pk->ngroups, pk->nentries, pk->tidpack.width())) {
+        pk->ngroups = pk->nentries = 0;
         return false;
+    }
     pk->groups = p + SHI_PACKED_HEADER;
     pk->lows = pk->groups + (Size) pk->ngroups * SHI_GROUP_HEADER;
-    pk->tids = pk->lows + (Size) pk->nentries * 6;
+    pk->tids = (const unsigned char *) (pk->lows + (Size) pk->nentries * SHI_PACKED_KEY);
     return true;
+}
+/* Entry i's heap tid (the packed region ends at least 32 bytes before the page does: get_packed_tid may read 7 past it). */
+static inline void shi_packed_tid(const ShiPacked *pk, int i, ItemPointer out) {
+    uint64 v = simhash::get_packed_tid(pk->tids, (uint64) i, pk->tidpack);
+    ItemPointerSet(out, (BlockNumber) (v >> 16), (OffsetNumber) (v & 0xffff));
 }
 static inline uint16 shi_group_prefix(const ShiPacked *pk, int g) { return shi_get16(pk->groups + (Size) g * SHI_GROUP_HEADER); }
 static inline int shi_group_first(const ShiPacked *pk, int g) { return shi_get16(pk->groups + (Size) g * SHI_GROUP_HEADER + 2); }
@@ -326,8 +355,9 @@ inline void shi_leaf_foreach_range(Page page, uint64 lo, uint64 hi, F &&f) {
             for (int i = shi_group_first(&pk, g); i < end; i++) {
                 uint64 key = top | shi_get48(pk.lows + (Size) i * 6);
                 if (key < lo || key > hi) continue;
-                /* the tids array starts at an even offset, so each is 2-byte aligned like ItemPointerData */
-                f(key, (ItemPointer) (pk.tids + (Size) i * 6));
+                ItemPointerData tid;
+                shi_packed_tid(&pk, i, &tid);
+                f(key, &tid);
             }
         }
     }
@@ -436,9 +466,10 @@ void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 fr
 /* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shi_pack_tid) */
 pg_attribute_noreturn() void shi_report_bad_packed_region(Relation index, BlockNumber blkno);
 /* every entry of leaf blkno, for a rewrite of it; a page whose layout does not add up is an ERROR */
-int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out);
+int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out, int *npacked);
 Size shi_packed_size(const simhash::KeyTid *a, int n);
 void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
+void shi_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked);
 bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
 bool shi_leaf_layout_ok(Page page);
 int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);

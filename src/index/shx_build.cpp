@@ -109,7 +109,8 @@ struct LeafWriter {
     int part;
     Size limit;          /* packed bytes per page at the fillfactor */
     simhash::KeyTid *cur; /* entries of the page being filled */
-    Size cur_bytes;
+    int cur_groups;       /* their groups */
+    simhash::TidSpan cur_tids; /* their tids' range: the width the page packs them in */
     Buffer buf;
     Page page;
     int n;
@@ -144,6 +145,8 @@ void writer_new_page(LeafWriter *w, uint64 lo) {
     w->buf = nbuf;
     w->page = np;
     w->n = 0;
+    w->cur_groups = 0;
+    w->cur_tids = simhash::TidSpan();
 }
 
 void writer_flush(LeafWriter *w) {
@@ -154,23 +157,22 @@ void writer_flush(LeafWriter *w) {
 }
 
 void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
-    Size extra = SHI_PACKED_ENTRY;
-    if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) extra += SHI_GROUP_HEADER;
     if (!BufferIsValid(w->buf)) {
         writer_new_page(w, 0);
-        w->cur_bytes = SHI_PACKED_HEADER;
-        extra = SHI_PACKED_ENTRY + SHI_GROUP_HEADER;
-    } else if (w->n > 0 && (Min(w->cur_bytes + extra, (Size) (w->n + 1) * SHI_TAIL_ENTRY) > w->limit ||
-                            w->n >= SHI_MAX_LEAF_ENTRIES - 2)) {
-        writer_flush(w);
-        writer_new_page(w, key);
-        w->cur_bytes = SHI_PACKED_HEADER;
-        extra = SHI_PACKED_ENTRY + SHI_GROUP_HEADER;
+    } else if (w->n > 0) {
+        /* the page's bytes with this entry: its tid may widen every tid of the page */
+        int groups = w->cur_groups + ((key >> 48) != (w->cur[w->n - 1].key >> 48) ? 1 : 0);
+        Size bytes = shi_packed_len(groups, w->n + 1, w->cur_tids.width_with(packed));
+        if (Min(bytes, (Size) (w->n + 1) * SHI_TAIL_ENTRY) > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2) {
+            writer_flush(w);
+            writer_new_page(w, key);
+        }
     }
+    if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) w->cur_groups++;
+    w->cur_tids.add(packed);
     w->cur[w->n].key = key;
     w->cur[w->n].tid = packed;
     w->n++;
-    w->cur_bytes += extra;
 }
 
 /* writer_add, counting entries for the progress view; a build checks for a cancel every 16k entries. */
@@ -280,11 +282,10 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) (bs.indtuples * nparts));
     int64 done = 0;
 
-    Size limit = Max((Size) (SHI_LEAF_SPACE * fillfactor / 100), (Size) (SHI_PACKED_HEADER + SHI_GROUP_HEADER + SHI_PACKED_ENTRY));
+    Size limit = Max((Size) (SHI_LEAF_SPACE * fillfactor / 100), shi_packed_len(1, 1, 48));
     uint64 prev_rot = 0;
     for (int p = 0; p < nparts; p++) {
-        LeafWriter w;
-        memset(&w, 0, sizeof(w));
+        LeafWriter w = LeafWriter();
         w.index = index;
         w.part = p;
         w.limit = limit;
@@ -359,8 +360,7 @@ void shi_buildempty(Relation index) {
             shi_init_page(images[meta.dir_start[p] + d], SHI_DIR, (uint16) p);
         meta.first_leaf[p] = first + p;
         shi_init_page(images[first + p], SHI_LEAF | SHI_LEFTMOST, (uint16) p);
-        LeafWriter w;
-        memset(&w, 0, sizeof(w));
+        LeafWriter w = LeafWriter();
         uint64 lo = 0;
         BlockNumber blk = first + p;
         w.los = &lo;

@@ -90,7 +90,8 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
 
 /*
  * Where a full leaf of n sorted entries, key among them, splits: a page of
- * one key keeps its entries (the new page gets the new one); a key above
+ * one key keeps its entries (the new page gets the new one), or as many as
+ * pack into it; a key above
  * every other on the page (ascending inserts: counter values, a timestamp
  * in the fingerprint) leaves the left page filled to the index's fillfactor,
  * and one below every other the right page, as nbtree splits its rightmost
@@ -99,11 +100,23 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
  * index); else halves.
  */
 int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
-    if (arr[0].key == arr[n - 1].key) return n - 1;
+    int mid;
     int keep = Max(1, n * (100 - shi_reloption_fillfactor(index)) / 100);
-    if (key == arr[n - 1].key && arr[n - 2].key < key) return n - keep;
-    if (key == arr[0].key && arr[1].key > key) return keep;
-    return n / 2;
+    if (arr[0].key == arr[n - 1].key) mid = n - 1;
+    else if (key == arr[n - 1].key && arr[n - 2].key < key) mid = n - keep;
+    else if (key == arr[0].key && arr[1].key > key) mid = keep;
+    else mid = n / 2;
+    /*
+     * Both halves must pack into a page.  A page's entries, once its tail is
+     * merged in, may need more than the page: each tid of the tail can widen
+     * every packed tid (tid_packing.hpp), so a page of one key keeps as many
+     * as fit rather than all.
+     */
+    while (mid > 1 && shi_packed_size(arr, mid) > SHI_LEAF_SPACE) mid--;
+    while (mid < n - 1 && shi_packed_size(arr + mid, n - mid) > SHI_LEAF_SPACE) mid++;
+    if (shi_packed_size(arr, mid) > SHI_LEAF_SPACE || shi_packed_size(arr + mid, n - mid) > SHI_LEAF_SPACE)
+        elog(ERROR, "simhash index: no split of %d entries fits two pages", n);
+    return mid;
 }
 
 /*
@@ -142,7 +155,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
     }
     /* full: re-pack the page if that frees a tenth of it, else split it */
     simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
-    int n = shi_leaf_decode(index, page, BufferGetBlockNumber(buf), arr);
+    int n = shi_leaf_decode(index, page, BufferGetBlockNumber(buf), arr, NULL);
     arr[n].key = key;
     arr[n].tid = shi_pack_tid(tid);
     n++;

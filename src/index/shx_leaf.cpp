@@ -1,7 +1,8 @@
 /*
  * shx_leaf.cpp: the contents of a leaf page (see shx.h): a packed region
  * (the sorted entries, grouped by their top 16 key bits: a table of groups,
- * then the entries' low 48 key bits, then their tids), then a tail of
+ * then the entries' low 48 key bits, then their tids in the bits the page's
+ * tids need), then a tail of
  * 14-byte entries that inserts append.
  */
 #include "shx.h"
@@ -23,13 +24,19 @@ void shi_report_bad_packed_region(Relation index, BlockNumber blkno) {
 }
 
 /*
- * Every entry of the page into out[] (room for SHI_MAX_LEAF_ENTRIES); returns
- * the count.  Its callers write the entries back (a re-pack, a split,
+ * Every entry of the page into out[] (room for SHI_MAX_LEAF_ENTRIES), the
+ * packed region's first and in order (*npacked of them, unless npacked is
+ * NULL), then the tail's; returns the count.  Its callers write the entries back (a re-pack, a split,
  * VACUUM), so a damaged layout is an error here: read as far as it holds
  * together, it would lose entries or repeat them in the rewritten page.
  */
-int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out) {
+int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out, int *npacked) {
     if (!shi_leaf_layout_ok(page)) shi_report_bad_packed_region(index, blkno);
+    if (npacked) {
+        ShiPacked pk;
+        shi_packed_open(page, &pk);
+        *npacked = Min(pk.nentries, SHI_MAX_LEAF_ENTRIES);
+    }
     int n = 0;
     shi_leaf_foreach(page, [&](uint64 key, ItemPointer tid) {
         if (n < SHI_MAX_LEAF_ENTRIES) {
@@ -48,9 +55,10 @@ static int count_groups(const simhash::KeyTid *a, int n) {
     return groups;
 }
 
-/* Bytes the grouped encoding of n entries in ngroups groups takes. */
-static Size grouped_size(int ngroups, int n) {
-    return SHI_PACKED_HEADER + (Size) ngroups * SHI_GROUP_HEADER + (Size) n * SHI_PACKED_ENTRY;
+static simhash::TidPacking tid_packing_of(const simhash::KeyTid *a, int n) {
+    simhash::TidSpan span;
+    for (int i = 0; i < n; i++) span.add(a[i].tid);
+    return span.packing();
 }
 
 /*
@@ -58,7 +66,7 @@ static Size grouped_size(int ngroups, int n) {
  * when groups would be too small to pay for their headers (small tables).
  */
 Size shi_packed_size(const simhash::KeyTid *a, int n) {
-    return Min(grouped_size(count_groups(a, n), n), (Size) n * SHI_TAIL_ENTRY);
+    return Min(shi_packed_len(count_groups(a, n), n, tid_packing_of(a, n).width()), (Size) n * SHI_TAIL_ENTRY);
 }
 
 /*
@@ -73,35 +81,57 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
     ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
     if (n == 0) return;
     int ngroups = count_groups(a, n);
-    Size size = grouped_size(ngroups, n);
+    simhash::TidPacking tp = tid_packing_of(a, n);
+    Size size = shi_packed_len(ngroups, n, tp.width());
     if (size > (Size) n * SHI_TAIL_ENTRY) {
         for (int i = 0; i < n; i++) {
             ItemPointerData tid;
             shi_unpack_tid(a[i].tid, &tid);
-            shi_leaf_append(page, a[i].key, &tid);
+            if (!shi_leaf_append(page, a[i].key, &tid)) elog(ERROR, "simhash index: %d entries do not fit a page", n);
         }
         return;
     }
-    Assert(size <= SHI_LEAF_SPACE && n <= PG_UINT16_MAX);
+    /* callers size what they write; a mistake must not write past the page */
+    if (size > SHI_LEAF_SPACE || n > PG_UINT16_MAX)
+        elog(ERROR, "simhash index: %d entries of %zu bytes do not fit a page", n, (size_t) size);
     char *base = (char *) page + SHI_CONTENT_OFFSET;
     char *group = base + SHI_PACKED_HEADER;
     char *lows = group + (Size) ngroups * SHI_GROUP_HEADER;
-    char *tids = lows + (Size) n * 6;
+    unsigned char *tids = (unsigned char *) (lows + (Size) n * SHI_PACKED_KEY);
+    memset(base, 0, size);
     put16(base, (uint16) ngroups);
     put16(base + 2, (uint16) n);
+    memcpy(base + 4, &tp.base, sizeof(uint32));
+    base[8] = (char) tp.block_bits;
+    base[9] = (char) tp.offset_bits;
     for (int i = 0; i < n; i++) {
         if (i == 0 || (a[i].key >> 48) != (a[i - 1].key >> 48)) {
             put16(group, (uint16) (a[i].key >> 48));
             put16(group + 2, (uint16) i);
             group += SHI_GROUP_HEADER;
         }
-        put48(lows + (Size) i * 6, a[i].key);
-        ItemPointerData tid;
-        shi_unpack_tid(a[i].tid, &tid);
-        memcpy(tids + (Size) i * 6, &tid, sizeof(tid));
+        put48(lows + (Size) i * SHI_PACKED_KEY, a[i].key);
+        simhash::put_packed_tid(tids, (uint64) i, tp, a[i].tid);
     }
     ShiPageGetOpaque(page)->packed_len = (uint16) size;
     ((PageHeader) page)->pd_lower = (LocationIndex) (SHI_CONTENT_OFFSET + size);
+}
+
+/*
+ * Replaces the page's entries with sorted a[0..npacked), packed, and then
+ * a[npacked..n) in the tail.  VACUUM keeps a page's entries where they were
+ * when all of them no longer pack into it: a tail entry's tid can widen
+ * every packed tid of its page (a page of one key filled by a run of
+ * inserts), so the page holds entries packed and in its tail that would not
+ * all fit packed, and it holds any part of them as they were.
+ */
+void shi_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked) {
+    shi_leaf_write_packed(page, a, npacked);
+    for (int i = npacked; i < n; i++) {
+        ItemPointerData tid;
+        shi_unpack_tid(a[i].tid, &tid);
+        if (!shi_leaf_append(page, a[i].key, &tid)) elog(ERROR, "simhash index: %d entries do not fit a page", n);
+    }
 }
 
 /* Appends (key, tid) to the tail; false when the page has no room. */
@@ -186,10 +216,10 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
         int dtop = __builtin_popcount((uint32) (prefix ^ (uint16) (qkey >> 48)));
         if (dtop > cap) continue;
         int rest = cap - dtop;
-        const char *p = pk.lows + (Size) first * 6, *gend = pk.lows + (Size) end * 6;
+        const char *p = pk.lows + (Size) first * SHI_PACKED_KEY, *gend = pk.lows + (Size) end * SHI_PACKED_KEY;
         /*
          * A group at 10M rows is ~150 entries, 900 bytes of low key bits and
-         * 900 of tids: asking for all their cache lines at once overlaps the
+         * 450 of tids: asking for all their cache lines at once overlaps the
          * misses, where the scan alone would wait for the hardware prefetcher
          * to catch on line by line.  The tids too when some entry is likely
          * to pass: a KNN scan keeps entries up to its cap, which at 10M rows
@@ -200,20 +230,21 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
         if (end - first > SHI_PREFETCH_MIN_GROUP) {
             for (const char *line = p; line < gend; line += 64) __builtin_prefetch(line);
             if ((end - first) * kPassRate48.share[Min(rest, 48)] >= 0.25)
-                for (const char *line = pk.tids + (Size) first * 6, *tend = pk.tids + (Size) end * 6; line < tend;
-                     line += 64)
+                for (const unsigned char *line = pk.tids + (Size) first * pk.tidpack.width() / 8,
+                                         *tend = pk.tids + ((Size) end * pk.tidpack.width() + 7) / 8;
+                     line < tend; line += 64)
                     __builtin_prefetch(line);
         }
         uint64 top = (uint64) prefix << 48;
         /* only a group at either end of [lo, hi] can hold keys outside it */
         bool whole = top >= lo && (top | UINT64CONST(0xFFFFFFFFFFFF)) <= hi;
-        for (int i = first; i < end; i++, p += 6) {
+        for (int i = first; i < end; i++, p += SHI_PACKED_KEY) {
             uint64 low = shi_get48(p);
             if (__builtin_popcountll(low ^ qlow) > rest) continue;
             uint64 key = top | low;
             if (!whole && (key < lo || key > hi)) continue;
             out[n].key = key;
-            memcpy(&out[n].tid, pk.tids + (Size) i * 6, sizeof(ItemPointerData));
+            shi_packed_tid(&pk, i, &out[n].tid);
             n++;
         }
     }

@@ -558,9 +558,10 @@ void start_scan(IndexScanDesc scan) {
             so->max_level = t;
         }
         so->cap_max = so->max_level >= 0 ? simhash::complete_radius_after_level(so->st.nparts, so->max_level) : -1;
-        /* rows indexed: as of the last VACUUM, ANALYZE or build, else from the leaf pages (~600 entries each) */
+        /* rows indexed: as of the last VACUUM, ANALYZE or build, else from the leaf pages (~650 entries each,
+         * at 9 bytes and three quarters full) */
         double rows = scan->indexRelation->rd_rel->reltuples;
-        if (rows < 0) rows = pages * (SHI_LEAF_SPACE / SHI_PACKED_ENTRY) * 0.75;
+        if (rows < 0) rows = pages * (SHI_LEAF_SPACE / 9) * 0.75;
         int first = simhash::knn_first_pass_level(so->st.nparts, so->max_level, rows, shi_knn_first_pass_rows);
         so->cap = first >= 0 ? simhash::complete_radius_after_level(so->st.nparts, first) : so->cap_max;
         so->full_reach = simhash::uniform_radius_holding(rows, shi_knn_first_pass_rows);

@@ -42,21 +42,31 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
                 continue;
             }
             simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
-            int n = shi_leaf_decode(index, page, blkno, items);
+            int npacked;
+            int n = shi_leaf_decode(index, page, blkno, items, &npacked);
             int ndead = 0;
             if (callback) {
-                int j = 0;
+                int j = 0, jpacked = 0;
                 for (int i = 0; i < n; i++) {
                     ItemPointerData tid;
                     shi_unpack_tid(items[i].tid, &tid);
-                    if (callback(&tid, callback_state)) ndead++;
-                    else items[j++] = items[i];
+                    if (callback(&tid, callback_state)) {
+                        ndead++;
+                    } else {
+                        if (i < npacked) jpacked++;
+                        items[j++] = items[i];
+                    }
                 }
                 if (ndead > 0) {
-                    simhash::sort_key_tids(items, (uint64) j);
                     GenericXLogState *x = GenericXLogStart(index);
                     Page p = GenericXLogRegisterBuffer(x, buf, 0);
-                    shi_leaf_write_packed(p, items, j);
+                    /* the survivors packed together when they fit, else where they were (shi_leaf_write) */
+                    simhash::KeyTid *sorted = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * Max(j, 1));
+                    memcpy(sorted, items, sizeof(simhash::KeyTid) * j);
+                    simhash::sort_key_tids(sorted, (uint64) j);
+                    if (shi_packed_size(sorted, j) <= SHI_LEAF_SPACE) shi_leaf_write_packed(p, sorted, j);
+                    else shi_leaf_write(p, items, j, jpacked);
+                    pfree(sorted);
                     GenericXLogFinish(x);
                 }
             }

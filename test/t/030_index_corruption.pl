@@ -79,26 +79,34 @@ damaged_case('leaf packed length past pd_lower', $leaf_at + $special + 24, pack(
 damaged_case('leaf page id', $leaf_at + $special + 26, pack('v', 0x1234),
              qr/index "t_fp" contains unexpected page $leaf/, qr/XX002/);
 # the packed region (page offset 24) starts with its group count and entry
-# count (uint16 each), then the group table {prefix, first entry}
+# count (uint16 each), the tids' base block (uint32), block bits and offset
+# bits (a byte each) and two zero bytes, then the group table {prefix,
+# first entry}
 my ($ngroups) = unpack('v', substr(read_file_bytes(), $leaf_at + 24, 2));
 ok($ngroups >= 2, "the packed leaf has $ngroups groups");
 # an entry count that does not match the packed length
 damaged_case('leaf entry count', $leaf_at + 24 + 2, pack('v', 0xFFFF),
              qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/);
+# tids of more than 32 block bits: no packing, whatever the length says
+damaged_case('leaf tid block bits', $leaf_at + 24 + 8, pack('C', 40),
+             qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/);
+# a wider offset than the page was written with: the length no longer adds up
+damaged_case('leaf tid offset bits', $leaf_at + 24 + 9, pack('C', 16),
+             qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/);
 # group 1 starting far past the entries: group 0 would run beyond them
-damaged_case('leaf group table', $leaf_at + 24 + 4 + 4 + 2, pack('v', 0xFFFF),
+damaged_case('leaf group table', $leaf_at + 24 + 12 + 4 + 2, pack('v', 0xFFFF),
              qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/);
 # VACUUM rewrites the leaves it removes entries from: a group table that
 # does not add up (group 1 starting at entry 0, so group 0 is empty) is an
 # error there, not a page rewritten from what could be read of it
 $node->safe_psql('postgres', 'DELETE FROM t WHERE id % 10 = 0');
-damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 4 + 4 + 2, pack('v', 0),
+damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 12 + 4 + 2, pack('v', 0),
              qr/index "t_fp" page $leaf has a packed region that does not add up/, qr/XX002/, 'VACUUM t');
 # group 0's prefix above group 1's: the groups are out of order, which a
 # scan cannot see (it binary-searches the table) but the check reports
 {
     $node->stop;
-    my $at = $leaf_at + 24 + 4;
+    my $at = $leaf_at + 24 + 12;
     my $saved = substr(read_file_bytes(), $at, 2);
     write_at($at, pack('v', 0xFFFF));
     $node->start;
@@ -110,6 +118,29 @@ damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 4 + 4 + 2, pack('v', 0)
     write_at($at, $saved);
     $node->start;
 }
+# the first tid zeroed (offset 0): a layout that adds up, so scans read it,
+# and simhash_index_check reports the entry
+{
+    $node->stop;
+    my ($g, $n, $base, $bbits, $obits) = unpack('v v V C C', substr(read_file_bytes(), $leaf_at + 24, 10));
+    my $at = $leaf_at + 24 + 12 + 4 * $g + 6 * $n;
+    my $len = int(($bbits + $obits + 7) / 8);
+    my $saved = substr(read_file_bytes(), $at, $len);
+    write_at($at, "\0" x $len);
+    $node->start;
+    my ($rc, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('t_fp')");
+    isnt($rc, 0, 'a zeroed tid: simhash_index_check fails');
+    like($err, qr/index "t_fp" block $leaf: entry 0 has an invalid tid/, 'a zeroed tid: simhash_index_check names the entry');
+    $node->stop;
+    write_at($at, $saved);
+    $node->start;
+}
+# an index written in on-disk version 2 (whole 6-byte tids) or 1 (groups
+# interleaved with their entries): refused by name, with the way out
+# (metapage: magic, then version)
+damaged_case('on-disk version 2', 24 + 4, pack('V', 2),
+             qr/index "t_fp" has on-disk version 2, which this simhash build no longer reads\nHINT:  To fix this, do REINDEX INDEX "t_fp"/,
+             qr/0A000/);
 # an index written in on-disk version 1 (groups interleaved with their
 # entries): refused by name, with the way out (metapage: magic, then version)
 damaged_case('on-disk version 1', 24 + 4, pack('V', 1),
