@@ -460,6 +460,7 @@ void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
 void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps);
 /* ReadBuffer, through the buffer that held the page before when it still does (shx_buffer_guess.cpp) */
 Buffer shi_read_page(Relation index, BlockNumber blk);
+void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint64 key);
 void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
 void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 

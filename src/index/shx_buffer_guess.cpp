@@ -19,6 +19,7 @@
 
 extern "C" {
 #include "pgstat.h"
+#include "storage/buf_internals.h"
 #include "utils/memutils.h"
 }
 
@@ -67,4 +68,36 @@ Buffer shi_read_page(Relation index, BlockNumber blk) {
     }
 #endif
     return ReadBuffer(index, blk);
+}
+
+/*
+ * Asks the CPU for the first lines a walk for key will read: the leaf its
+ * directory slot names, found through the guesses without a pin or a lock.
+ * A KNN search probes hundreds of leaves, one after another, and each
+ * probe's first touch of its page (header, special area, buffer header)
+ * waited for memory: over a third of the search.  Called a few ranges
+ * ahead, this overlaps those waits.  (Asking for the directory slot's line
+ * earlier still, in a first stage, gained nothing.)  Nothing read here is
+ * trusted: a guess may name a buffer that now holds another page, whose
+ * bytes then give a useless prefetch; every address is inside shared
+ * buffers either way, and the walk itself reads the page as always.
+ */
+void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint64 key) {
+#ifdef SHI_HAVE_READ_RECENT_BUFFER
+    if (st->guesses == NULL || index->rd_rel->relpersistence == RELPERSISTENCE_TEMP) return;
+    const ShiBufferGuess *g = st->guesses;
+    uint32 slot = (uint32) (key >> (64 - SHI_DIR_BITS));
+    BlockNumber dblk = st->dir_start[part] + slot / st->dir_slots_per_page;
+    Buffer dbuf = g->slot[dblk & g->mask];
+    if (dbuf <= 0 || dbuf > NBuffers) return;
+    const volatile BlockNumber *slots = (const volatile BlockNumber *) PageGetContents(BufferGetPage(dbuf));
+    BlockNumber leaf = slots[slot % st->dir_slots_per_page];
+    if (leaf == 0 || leaf == InvalidBlockNumber) return;
+    Buffer lbuf = g->slot[leaf & g->mask];
+    if (lbuf <= 0 || lbuf > NBuffers) return;
+    const char *page = (const char *) BufferGetPage(lbuf);
+    __builtin_prefetch(GetBufferDescriptor(lbuf - 1));
+    __builtin_prefetch(page);                                  /* header, packed header, group table */
+    __builtin_prefetch(page + BLCKSZ - sizeof(ShiPageOpaque)); /* special area */
+#endif
 }

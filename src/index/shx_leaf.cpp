@@ -206,6 +206,16 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
     int n = 0;
     ShiPacked pk;
     if (!shi_packed_open(page, &pk)) return -1;
+    /*
+     * Every call reads the whole tail, which the inserts since the page was
+     * last packed left unsorted.  At 10M rows, 1.6% more rows inserted
+     * put about 13 entries in each leaf's tail, 3 cache lines that each of a
+     * KNN scan's probes waited for one after the other (KNN-10 0.94 ->
+     * 1.20 ms); asked for here, they arrive while the groups are read.
+     */
+    const char *pend = (const char *) page + SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len;
+    const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
+    for (const char *line = pend; line < tend; line += 64) __builtin_prefetch(line);
     uint16 ghi = (uint16) (hi >> 48);
     uint64 qlow = qkey & UINT64CONST(0xFFFFFFFFFFFF);
     for (int g = shi_group_search(&pk, (uint16) (lo >> 48)); g < pk.ngroups; g++) {
@@ -249,8 +259,6 @@ int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap,
         }
     }
     const char *p;
-    const char *pend = (const char *) page + SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len;
-    const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
     for (p = pend; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
         uint64 key;
         memcpy(&key, p, sizeof(key));

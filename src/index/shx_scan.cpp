@@ -48,7 +48,11 @@ struct RangeWalk {
     uint64 last_hi;
     Buffer dir;              /* pinned directory page */
     int steps;               /* pages moved right toward range r's start */
+    int64 prefetched;        /* ranges whose first leaf was prefetched */
 };
+
+/* How many ranges ahead a walk prefetches the leaf each starts on (shi_prefetch_walk_start). */
+#define SHI_WALK_PREFETCH_AHEAD 6
 
 struct ShiScanOpaque {
     ShiState st;
@@ -239,7 +243,7 @@ void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, 
 void walk_begin(RangeWalk *w, int part, const uint64 *lo, const uint64 *hi, int64 n) {
     *w = RangeWalk{part, lo, hi, n, /* r */ 0, /* blk */ InvalidBlockNumber, /* from */ InvalidBlockNumber,
                    /* from_hi */ 0, /* have */ false, /* last_blk */ InvalidBlockNumber, /* last_hi */ 0,
-                   /* dir */ InvalidBuffer, /* steps */ 0};
+                   /* dir */ InvalidBuffer, /* steps */ 0, /* prefetched */ 0};
 }
 
 void walk_end(RangeWalk *w) {
@@ -253,6 +257,10 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
     while (w->r < w->n) {
         uint64 a = w->lo[w->r], b = w->hi[w->r];
         if (w->blk == InvalidBlockNumber) {
+            /* the leaves a few ranges on, so that their first lines arrive while this one is read */
+            const ShiState *st = shi_get_state(index);
+            for (int64 ahead = Min(w->n, w->r + SHI_WALK_PREFETCH_AHEAD); w->prefetched < ahead; w->prefetched++)
+                if (w->prefetched > w->r) shi_prefetch_walk_start(index, st, w->part, w->lo[w->prefetched]);
             w->blk = (w->have && w->last_hi >= a) ? w->last_blk : shi_dir_lookup(index, &so->st, w->part, a, &w->dir);
             w->from = InvalidBlockNumber;
             w->steps = 0;
