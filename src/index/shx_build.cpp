@@ -162,8 +162,8 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
     } else if (w->n > 0) {
         /* the page's bytes with this entry: its tid may widen every tid of the page */
         int groups = w->cur_groups + ((key >> 48) != (w->cur[w->n - 1].key >> 48) ? 1 : 0);
-        Size bytes = shi_packed_len(groups, w->n + 1, w->cur_tids.width_with(packed));
-        if (Min(bytes, (Size) (w->n + 1) * SHI_TAIL_ENTRY) > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2) {
+        Size bytes = shi_leaf_form_bytes(groups, w->n + 1, w->cur_tids.width_with(packed));
+        if (bytes > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2) {
             writer_flush(w);
             writer_new_page(w, key);
         }
