@@ -313,6 +313,28 @@ SELECT count(*) FROM far_tids WHERE fp % 'c0ffee00c0ffee01';
 RESET enable_seqscan;
 DROP TABLE far_tids;
 
+-- A leaf whose groups average fewer than 6 entries is written as plain
+-- entries, which take more room than grouped ones.  Here one leaf holds 130
+-- groups of 7 (grouped) and 50 tail entries of new prefixes; VACUUM then
+-- removes one entry of each group, so neither all the survivors nor the
+-- grouped ones alone (5.96 a group) would fit the page plain.  It keeps the
+-- grouped ones grouped (it used to fail: "776 entries do not fit a page").
+CREATE TABLE vac_form (id int, fp simhash) WITH (autovacuum_enabled = off);
+INSERT INTO vac_form
+SELECT g * 7 + i, (((2 * g)::bigint << 48) | (hashint8(g * 7 + i) & x'0000ffffffffffff'::bigint))::simhash
+FROM generate_series(0, 299) g, generate_series(0, 6) i;
+CREATE INDEX vac_form_fp ON vac_form USING simhash (fp) WITH (blocks = 1);
+INSERT INTO vac_form
+SELECT 10000 + k, (((2 * k + 1)::bigint << 48) | (hashint8(k) & x'0000ffffffffffff'::bigint))::simhash
+FROM generate_series(0, 49) k;
+DELETE FROM vac_form WHERE id % 7 = 0 AND id < 7 * 130;
+VACUUM (INDEX_CLEANUP ON) vac_form;
+SELECT simhash_index_check('vac_form_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) FROM vac_form WHERE simhash_within(fp, '0000000000000000', 64);
+RESET enable_seqscan;
+DROP TABLE vac_form;
+
 -- A fingerprint stored in many rows (the same short text everywhere): an
 -- insert of it touches a bounded number of pages however long the run of
 -- equal keys (it used to walk the whole run, a lock per page), and the run's

@@ -77,21 +77,11 @@ Size shi_packed_size(const simhash::KeyTid *a, int n) {
  * start of the page, next to the page header a reader touches anyway, so
  * that finding a group costs no walk through the page.
  */
-void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
-    ShiPageGetOpaque(page)->packed_len = 0;
-    ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
-    if (n == 0) return;
+/* Writes sorted a[0..n), n > 0, as the page's grouped region; the tail stays empty. */
+static void write_grouped(Page page, const simhash::KeyTid *a, int n) {
     int ngroups = count_groups(a, n);
     simhash::TidPacking tp = tid_packing_of(a, n);
     Size size = shi_packed_len(ngroups, n, tp.width());
-    if (shi_leaf_form_bytes(ngroups, n, tp.width()) != size) {
-        for (int i = 0; i < n; i++) {
-            ItemPointerData tid;
-            shi_unpack_tid(a[i].tid, &tid);
-            if (!shi_leaf_append(page, a[i].key, &tid)) elog(ERROR, "simhash index: %d entries do not fit a page", n);
-        }
-        return;
-    }
     /* callers size what they write; a mistake must not write past the page */
     if (size > SHI_LEAF_SPACE || n > PG_UINT16_MAX)
         elog(ERROR, "simhash index: %d entries of %zu bytes do not fit a page", n, (size_t) size);
@@ -118,8 +108,34 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
     ((PageHeader) page)->pd_lower = (LocationIndex) (SHI_CONTENT_OFFSET + size);
 }
 
+static void append_all(Page page, const simhash::KeyTid *a, int n) {
+    for (int i = 0; i < n; i++) {
+        ItemPointerData tid;
+        shi_unpack_tid(a[i].tid, &tid);
+        if (!shi_leaf_append(page, a[i].key, &tid)) elog(ERROR, "simhash index: %d entries do not fit a page", n);
+    }
+}
+
 /*
- * Replaces the page's entries with sorted a[0..npacked), packed, and then
+ * Replaces the page's entries with the encoding of sorted a[0..n) (which must
+ * fit), in the form shi_packed_size chose: grouped, with the low key bits of
+ * all entries in one array apart from the tids, so that a scan reads 6 bytes
+ * per entry, and the group table at the start of the page, next to the page
+ * header a reader touches anyway, so that finding a group costs no walk
+ * through the page; or plain entries.
+ */
+void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
+    ShiPageGetOpaque(page)->packed_len = 0;
+    ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
+    if (n == 0) return;
+    int ngroups = count_groups(a, n);
+    unsigned width = tid_packing_of(a, n).width();
+    if (shi_leaf_form_bytes(ngroups, n, width) != shi_packed_len(ngroups, n, width)) append_all(page, a, n);
+    else write_grouped(page, a, n);
+}
+
+/*
+ * Replaces the page's entries with sorted a[0..npacked), grouped, and then
  * a[npacked..n) in the tail.  VACUUM keeps a page's entries where they were
  * when all of them no longer pack into it: a tail entry's tid can widen
  * every packed tid of its page (a page of one key filled by a run of
@@ -127,12 +143,11 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
  * all fit packed, and it holds any part of them as they were.
  */
 void shi_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked) {
-    shi_leaf_write_packed(page, a, npacked);
-    for (int i = npacked; i < n; i++) {
-        ItemPointerData tid;
-        shi_unpack_tid(a[i].tid, &tid);
-        if (!shi_leaf_append(page, a[i].key, &tid)) elog(ERROR, "simhash index: %d entries do not fit a page", n);
-    }
+    ShiPageGetOpaque(page)->packed_len = 0;
+    ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
+    /* grouped as they were, whatever their groups' size: plain, they might not fit */
+    if (npacked > 0) write_grouped(page, a, npacked);
+    append_all(page, a + npacked, n - npacked);
 }
 
 /* Appends (key, tid) to the tail; false when the page has no room. */
