@@ -85,7 +85,12 @@
  * When the tail fills the page, the page is re-packed (sorted, grouped) if
  * that frees at least a tenth of it, else split.  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
- * per group, so an entry costs ~9 bytes.
+ * per group, so an entry costs ~9 bytes.  A page whose groups would average
+ * fewer than SHI_GROUPED_MIN_AVG entries (indexes under ~400k rows of
+ * spread-out fingerprints) is written as plain 14-byte entries instead, a
+ * tail with no packed region: a scan's work per group would cost more than
+ * the bytes it saves.  VACUUM keeps a page's grouped entries grouped when
+ * the survivors fit in no single form (shi_leaf_write).
  * A leaf may also carry a skip (ShiPageOpaque.skip): a page further right
  * such that every page in between has this page's hi.  Inserts record one
  * after passing a long run of pages of one key (a fingerprint stored very
