@@ -120,6 +120,19 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
 }
 
 /*
+ * Writes sorted arr[0..n) to the exclusively locked leaf buf, packed, when
+ * that leaves a tenth of the page free (else the page is left alone and
+ * the caller splits it or moves on); true when it wrote them.
+ */
+bool write_if_tenth_free(Relation index, Buffer buf, const simhash::KeyTid *arr, int n) {
+    if (shi_packed_size(arr, n) > SHI_LEAF_SPACE * 9 / 10) return false;
+    GenericXLogState *x = GenericXLogStart(index);
+    shi_leaf_write_packed(GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE), arr, n);
+    GenericXLogFinish(x);
+    return true;
+}
+
+/*
  * Re-packs the full, exclusively locked leaf buf when its entries packed
  * leave it a tenth free; true when it then has room for an entry.  The
  * pages of a run of one key after its first fill through their tail alone
@@ -127,16 +140,10 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
  * page), 581 entries of 14 bytes where packed they take about 8 bytes.
  */
 bool repack_if_roomier(Relation index, Buffer buf) {
-    Page page = BufferGetPage(buf);
     simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
-    int n = shi_leaf_decode(index, page, BufferGetBlockNumber(buf), arr, NULL);
+    int n = shi_leaf_decode(index, BufferGetPage(buf), BufferGetBlockNumber(buf), arr, NULL);
     simhash::sort_key_tids(arr, (uint64) n);
-    bool roomier = shi_packed_size(arr, n) <= SHI_LEAF_SPACE * 9 / 10;
-    if (roomier) {
-        GenericXLogState *x = GenericXLogStart(index);
-        shi_leaf_write_packed(GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE), arr, n);
-        GenericXLogFinish(x);
-    }
+    bool roomier = write_if_tenth_free(index, buf, arr, n);
     pfree(arr);
     return roomier && shi_leaf_has_room(buf);
 }
@@ -183,15 +190,8 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
     arr[n].tid = shi_pack_tid(tid);
     n++;
     simhash::sort_key_tids(arr, (uint64) n);
-    if (shi_packed_size(arr, n) <= SHI_LEAF_SPACE * 9 / 10) {
-        GenericXLogState *x = GenericXLogStart(index);
-        Page p = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
-        shi_leaf_write_packed(p, arr, n);
-        GenericXLogFinish(x);
-        UnlockReleaseBuffer(buf);
-    } else {
-        split_leaf(index, st, part, buf, arr, n, split_point(index, arr, n, key));
-    }
+    if (write_if_tenth_free(index, buf, arr, n)) UnlockReleaseBuffer(buf);
+    else split_leaf(index, st, part, buf, arr, n, split_point(index, arr, n, key));
     pfree(arr);
 }
 

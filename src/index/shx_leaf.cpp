@@ -71,16 +71,10 @@ Size shi_packed_size(const simhash::KeyTid *a, int n) {
 }
 
 /*
- * Replaces the page's entries with the encoding of sorted a[0..n) (which must
- * fit).  The low key bits of all entries are one array, apart from the tids,
- * so that a scan reads 6 bytes per entry, and the group table sits at the
- * start of the page, next to the page header a reader touches anyway, so
- * that finding a group costs no walk through the page.
+ * Writes sorted a[0..n), n > 0, in ngroups groups with tids packed as tp, as
+ * the page's grouped region; the tail stays empty.
  */
-/* Writes sorted a[0..n), n > 0, as the page's grouped region; the tail stays empty. */
-static void write_grouped(Page page, const simhash::KeyTid *a, int n) {
-    int ngroups = count_groups(a, n);
-    simhash::TidPacking tp = tid_packing_of(a, n);
+static void write_grouped(Page page, const simhash::KeyTid *a, int n, int ngroups, const simhash::TidPacking &tp) {
     Size size = shi_packed_len(ngroups, n, tp.width());
     /* callers size what they write; a mistake must not write past the page */
     if (size > SHI_LEAF_SPACE || n > PG_UINT16_MAX)
@@ -129,9 +123,9 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
     ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
     if (n == 0) return;
     int ngroups = count_groups(a, n);
-    unsigned width = tid_packing_of(a, n).width();
-    if (shi_leaf_form_bytes(ngroups, n, width) != shi_packed_len(ngroups, n, width)) append_all(page, a, n);
-    else write_grouped(page, a, n);
+    simhash::TidPacking tp = tid_packing_of(a, n);
+    if (shi_leaf_form_bytes(ngroups, n, tp.width()) != shi_packed_len(ngroups, n, tp.width())) append_all(page, a, n);
+    else write_grouped(page, a, n, ngroups, tp);
 }
 
 /*
@@ -146,7 +140,7 @@ void shi_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked) {
     ShiPageGetOpaque(page)->packed_len = 0;
     ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET;
     /* grouped as they were, whatever their groups' size: plain, they might not fit */
-    if (npacked > 0) write_grouped(page, a, npacked);
+    if (npacked > 0) write_grouped(page, a, npacked, count_groups(a, npacked), tid_packing_of(a, npacked));
     append_all(page, a + npacked, n - npacked);
 }
 
