@@ -108,6 +108,10 @@ UPDATE idf_damaged SET b = set_byte(b, 1, 2);   -- mixed again; now the document
 UPDATE idf_damaged SET b = overlay(b PLACING '\x0000000000000000'::bytea FROM 4 FOR 8);
 COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
 COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+-- a count past 2^63 - 1 (the wire's signed int64 read as -1) is refused too
+UPDATE idf_damaged SET b = overlay(b PLACING '\xffffffffffffffff'::bytea FROM 4 FOR 8);
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
 SELECT count(*) AS rows_after_refusals FROM idf_copy;
 DROP TABLE idf_damaged;
 

@@ -335,14 +335,49 @@ SELECT count(*) FROM vac_form WHERE simhash_within(fp, '0000000000000000', 64);
 RESET enable_seqscan;
 DROP TABLE vac_form;
 
+-- Leaves end at a group boundary (all keys of one 16-bit block value) where
+-- one is near the fill, so that a probe of a group reads one leaf, not two
+-- (SHI_HI_CLEAN).  Partition 0 here has 40 groups of 400 entries, two to a
+-- page: the largest key of every group is found on one page, as its
+-- smallest is (17 of the 40 took a second page when pages were cut inside
+-- groups).
+CREATE TABLE clean_cut (id int, fp simhash) WITH (autovacuum_enabled = off);
+INSERT INTO clean_cut
+SELECT i, ((((i % 40) + 1)::bigint << 48) | (hashint8(i) & x'0000ffffffffffff'::bigint))::simhash
+FROM generate_series(1, 16000) i;
+CREATE INDEX clean_cut_fp ON clean_cut USING simhash (fp);
+VACUUM ANALYZE clean_cut;
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'
+\i :statement_buffers
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(DISTINCT b) AS one_page_per_probe, count(*) AS probes
+FROM (SELECT pg_temp.statement_buffers(format($$SELECT fp FROM clean_cut WHERE fp = %L$$, e)) AS b
+      FROM generate_series(1, 40) v,
+           LATERAL (SELECT fp FROM clean_cut WHERE fp::bigint >> 48 = v ORDER BY fp LIMIT 1) lo (e)
+      UNION ALL
+      SELECT pg_temp.statement_buffers(format($$SELECT fp FROM clean_cut WHERE fp = %L$$, e))
+      FROM generate_series(1, 40) v,
+           LATERAL (SELECT fp FROM clean_cut WHERE fp::bigint >> 48 = v ORDER BY fp DESC LIMIT 1) hi (e)) s;
+-- A page ending at such a boundary keeps every key equal to its hi: copies
+-- of the last key of group 2, inserted until its page and the pages split
+-- off it are full, stay left of the boundary (an insert of a full page's hi
+-- went on to the right sibling, where a walk ending at that hi never looks).
+INSERT INTO clean_cut SELECT 100000 + i, ((3::bigint << 48) - 1)::simhash FROM generate_series(1, 3000) i;
+SELECT count(*) AS copies_found FROM clean_cut WHERE fp = ((3::bigint << 48) - 1)::simhash;
+SELECT count(*) AS group_2_found FROM clean_cut WHERE fp::bigint >> 48 = 2 AND simhash_within(fp, ((3::bigint << 48) - 1)::simhash, 48);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*) AS group_2_rows FROM clean_cut WHERE fp::bigint >> 48 = 2 AND simhash_within(fp, ((3::bigint << 48) - 1)::simhash, 48);
+SELECT simhash_index_check('clean_cut_fp', true);
+DROP TABLE clean_cut;
+
 -- A fingerprint stored in many rows (the same short text everywhere): an
 -- insert of it touches a bounded number of pages however long the run of
 -- equal keys (it used to walk the whole run, a lock per page), and the run's
 -- pages stay full: packed, about 1,000 entries each (they used to fill by
 -- their tail alone, 581 entries of 14 bytes, 52 pages here).
-\getenv abs_srcdir PG_ABS_SRCDIR
-\set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'
-\i :statement_buffers
 CREATE TABLE repeated (id int, fp simhash);
 CREATE INDEX repeated_fp ON repeated USING simhash (fp);
 INSERT INTO repeated SELECT k, 'c0ffee00c0ffee00' FROM generate_series(1, 30000) k;

@@ -83,7 +83,16 @@
  *   tail:   14-byte entries (8-byte key, heap tid) that inserts append, so an
  *           insert logs 24 bytes per page (shx_append.cpp).
  * When the tail fills the page, the page is re-packed (sorted, grouped) if
- * that frees at least a tenth of it, else split.  Build, split and VACUUM
+ * that frees at least a tenth of it, else split: at the group boundary
+ * nearest the middle, within a quarter of the page.  Build too ends a page
+ * at a group boundary near the fill (shx_build.cpp, writer_add).  Such a
+ * page's hi is the last key of its last group, (v << 48) - 1, and it is
+ * flagged SHI_HI_CLEAN: no key equal to it lives to its right, so a probe
+ * of its last group (whose range ends at hi) stops there, and directory
+ * slot v names the right page, so a probe of group v starts there: neither
+ * reads a second page.  At 10M rows a group is a sixth of a page; cut
+ * anywhere, a quarter of KNN's probes read two pages (grown indexes, with
+ * half-full split pages, a third).  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
  * per group, so an entry costs ~9 bytes.  A page whose groups would average
  * fewer than SHI_GROUPED_MIN_AVG entries (indexes under ~400k rows of
@@ -197,6 +206,21 @@ extern "C" {
 #define SHI_DIR 2
 #define SHI_LEAF 4
 #define SHI_LEFTMOST 8
+/*
+ * Leaf: cut at a group boundary, so no entry with key hi lives to its right:
+ * hi is the last key of a 16-bit group, (v << 48) - 1, and the right page
+ * starts at group v.  A walk whose range ends at hi (every probe's range
+ * ends at the end of a group) then stops on this page, and directory slot v
+ * names the right page, so neither of the two groups costs a second page.
+ * Kept by the one path that could put such an entry on the right page: an
+ * insert of key hi into a full page does not go on to the right sibling.
+ */
+#define SHI_HI_CLEAN 16
+
+/* (v << 48) - 1 for the key k of group v: the hi of a page cut just before k's group (v > 0) */
+static inline uint64 shi_clean_hi_before(uint64 k) {
+    return (k & ~UINT64CONST(0xFFFFFFFFFFFF)) - 1;
+}
 
 typedef struct ShiPageOpaque {
     uint64 lo;          /* leaf: smallest key the page may hold */

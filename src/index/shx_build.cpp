@@ -110,6 +110,9 @@ struct LeafWriter {
     Size limit;          /* packed bytes per page at the fillfactor */
     simhash::KeyTid *cur; /* entries of the page being filled */
     int cur_groups;       /* their groups */
+    int group_first;      /* where the last of them starts in cur */
+    bool finishing_group; /* past the fill, adding the rest of the last group (writer_add) */
+    Size undershoot;      /* then: how far below the fill the page would end before that group */
     simhash::TidSpan cur_tids; /* their tids' range: the width the page packs them in */
     Buffer buf;
     Page page;
@@ -120,7 +123,8 @@ struct LeafWriter {
     int maxpages;
 };
 
-void writer_new_page(LeafWriter *w, uint64 lo) {
+/* lo: the new page's; clean: the page before it ends at a group boundary (SHI_HI_CLEAN) */
+void writer_new_page(LeafWriter *w, uint64 lo, bool clean = false) {
     Buffer nbuf = shi_new_buffer(w->index);
     Page np = BufferGetPage(nbuf);
     shi_init_page(np, SHI_LEAF | (w->npages == 0 ? SHI_LEFTMOST : 0), (uint16) w->part);
@@ -130,6 +134,7 @@ void writer_new_page(LeafWriter *w, uint64 lo) {
     if (BufferIsValid(w->buf)) {
         LockBuffer(w->buf, BUFFER_LOCK_EXCLUSIVE);
         ShiPageGetOpaque(w->page)->hi = lo;
+        if (clean) ShiPageGetOpaque(w->page)->flags |= SHI_HI_CLEAN;
         ShiPageGetOpaque(w->page)->right = BufferGetBlockNumber(nbuf);
         MarkBufferDirty(w->buf);
         UnlockReleaseBuffer(w->buf);
@@ -145,6 +150,7 @@ void writer_new_page(LeafWriter *w, uint64 lo) {
     w->buf = nbuf;
     w->page = np;
     w->n = 0;
+    w->finishing_group = false;
     w->cur_groups = 0;
     w->cur_tids = simhash::TidSpan();
 }
@@ -156,19 +162,78 @@ void writer_flush(LeafWriter *w) {
     LockBuffer(w->buf, BUFFER_LOCK_UNLOCK);
 }
 
+/*
+ * Ends the full page being filled before its last group, which starts at
+ * w->cur[first] and goes on to the next page: at a group boundary the pages
+ * meet cleanly (SHI_HI_CLEAN), and a probe of that group reads one page
+ * instead of two.
+ */
+void writer_cut_before_group(LeafWriter *w, int first) {
+    int n = w->n;
+    int moved = n - first;
+    simhash::KeyTid *carry = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * Max(moved, 1));
+    memcpy(carry, w->cur + first, sizeof(simhash::KeyTid) * moved);
+    w->n = first;
+    writer_flush(w);
+    writer_new_page(w, shi_clean_hi_before(carry[0].key), true);
+    memcpy(w->cur, carry, sizeof(simhash::KeyTid) * moved);
+    for (int i = 0; i < moved; i++) w->cur_tids.add(carry[i].tid);
+    w->n = moved;
+    w->cur_groups = moved > 0 ? 1 : 0;
+    w->group_first = 0;
+    pfree(carry);
+}
+
+/*
+ * Pages end at a group boundary where one is near the fillfactor's fill: a
+ * group (the keys of one 16-bit block value, what a probe reads) cut across
+ * two pages costs its probes a second page, and at 10M rows a group is a
+ * sixth of a page.  When an entry would take the page past the fill inside
+ * a group, the page ends before that group, or, when the group ends sooner
+ * past the fill than it began before it (and within half the room the
+ * fillfactor leaves), after it: the boundary nearer the fill, so that pages
+ * stay as full as the fillfactor says on average.  A group that began in
+ * the first three quarters of the fill is cut where the fill is reached, as
+ * is any group at a page's start (it is larger than the page).
+ */
 void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
     if (!BufferIsValid(w->buf)) {
         writer_new_page(w, 0);
     } else if (w->n > 0) {
         /* the page's bytes with this entry: its tid may widen every tid of the page */
-        int groups = w->cur_groups + ((key >> 48) != (w->cur[w->n - 1].key >> 48) ? 1 : 0);
+        bool new_group = (key >> 48) != (w->cur[w->n - 1].key >> 48);
+        int groups = w->cur_groups + (new_group ? 1 : 0);
         Size bytes = shi_leaf_form_bytes(groups, w->n + 1, w->cur_tids.width_with(packed));
-        if (bytes > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2) {
+        bool over = bytes > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2;
+        bool room = bytes <= w->limit + (SHI_LEAF_SPACE - w->limit) / 2 && w->n < SHI_MAX_LEAF_ENTRIES - 2;
+        if (w->finishing_group) {
+            /* past the fill, finishing the page's last group */
+            if (new_group) {
+                writer_flush(w);
+                writer_new_page(w, shi_clean_hi_before(key), true);
+            } else if (!room || bytes > w->limit + w->undershoot) {
+                writer_cut_before_group(w, w->group_first);
+            }
+        } else if (over && new_group) {
             writer_flush(w);
-            writer_new_page(w, key);
+            writer_new_page(w, shi_clean_hi_before(key), true);
+        } else if (over) {
+            Size before = w->group_first > 0 ? shi_packed_size(w->cur, w->group_first) : 0;
+            if (before < w->limit * 3 / 4) {
+                writer_flush(w);
+                writer_new_page(w, key);
+            } else if (room && bytes - w->limit < w->limit - before) {
+                w->finishing_group = true;
+                w->undershoot = w->limit - before;
+            } else {
+                writer_cut_before_group(w, w->group_first);
+            }
         }
     }
-    if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) w->cur_groups++;
+    if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) {
+        w->cur_groups++;
+        w->group_first = w->n;
+    }
     w->cur_tids.add(packed);
     w->cur[w->n].key = key;
     w->cur[w->n].tid = packed;

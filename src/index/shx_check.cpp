@@ -81,6 +81,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
     simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
     BlockNumber blk = st->first_leaf[p];
     uint64 prev_hi = 0;
+    bool prev_clean = false; /* the left neighbour ends cleanly: no key here may equal its hi */
     /* skips not yet reached: every page up to its target must share the hi of the page it starts on */
     struct OpenSkip {
         BlockNumber from, target;
@@ -139,6 +140,9 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
             if (verify && (key < op->lo || key > op->hi))
                 CORRUPT("index \"%s\" block %u: entry %d key %llx outside [%llx, %llx]", name, blk, i,
                         (unsigned long long) key, (unsigned long long) op->lo, (unsigned long long) op->hi);
+            if (verify && prev_clean && key == op->lo)
+                CORRUPT("index \"%s\" block %u: entry %d key %llx equals the hi of a left neighbour that ends cleanly",
+                        name, blk, i, (unsigned long long) key);
             if (verify && !ItemPointerIsValid(tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
             if (i == SHI_MAX_LEAF_ENTRIES) CORRUPT("index \"%s\" block %u holds more entries than a page can", name, blk);
             items[i].key = key;
@@ -148,6 +152,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
         r.n += i;
         if (i == 0) r.nempty++;
         prev_hi = op->hi;
+        prev_clean = (op->flags & SHI_HI_CLEAN) != 0;
         blk = op->right;
         UnlockReleaseBuffer(buf);
         if (sink) sink->take(sink, items, i);

@@ -53,17 +53,19 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     Buffer nbuf = shi_new_buffer(index);
     BlockNumber oldblk = BufferGetBlockNumber(buf);
     BlockNumber newblk = BufferGetBlockNumber(nbuf);
-    uint64 sep = arr[mid].key;
+    /* at a group boundary the pages meet cleanly (SHI_HI_CLEAN) */
+    bool clean = (arr[mid - 1].key >> 48) != (arr[mid].key >> 48);
+    uint64 sep = clean ? shi_clean_hi_before(arr[mid].key) : arr[mid].key;
     ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
 
     GenericXLogState *x = GenericXLogStart(index);
     Page left = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
     Page right = GenericXLogRegisterBuffer(x, nbuf, GENERIC_XLOG_FULL_IMAGE);
-    shi_init_page(right, SHI_LEAF, (uint16) part);
+    shi_init_page(right, SHI_LEAF | (old.flags & SHI_HI_CLEAN), (uint16) part);
     ShiPageGetOpaque(right)->lo = sep;
     ShiPageGetOpaque(right)->hi = old.hi;
     ShiPageGetOpaque(right)->right = old.right;
-    shi_init_page(left, old.flags, (uint16) part);
+    shi_init_page(left, (old.flags & ~SHI_HI_CLEAN) | (clean ? SHI_HI_CLEAN : 0), (uint16) part);
     ShiPageGetOpaque(left)->lo = old.lo;
     ShiPageGetOpaque(left)->hi = sep;
     ShiPageGetOpaque(left)->right = newblk;
@@ -89,6 +91,22 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
 }
 
 /*
+ * The index i in [lo, hi] nearest to mid where arr[i], of arr[0..n), starts a group (its top
+ * 16 key bits differ from arr[i - 1]'s), else mid.
+ */
+int group_boundary_near(const simhash::KeyTid *arr, int n, int mid, int lo, int hi) {
+    lo = Max(lo, 1);
+    hi = Min(hi, n - 1);
+    for (int d = 0; mid - d >= lo || mid + d <= hi; d++) {
+        int i = mid - d;
+        if (i >= lo && i <= hi && (arr[i - 1].key >> 48) != (arr[i].key >> 48)) return i;
+        i = mid + d;
+        if (d > 0 && i >= lo && i <= hi && (arr[i - 1].key >> 48) != (arr[i].key >> 48)) return i;
+    }
+    return mid;
+}
+
+/*
  * Where a full leaf of n sorted entries, key among them, splits: a page of
  * one key keeps its entries (the new page gets the new one), or as many as
  * pack into it; a key above
@@ -97,7 +115,10 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
  * and one below every other the right page, as nbtree splits its rightmost
  * page, since such inserts never come back to refill the page they left
  * (halving left pages half empty: 1.7 to 1.9 times the size of a rebuilt
- * index); else halves.
+ * index); else halves, moved to the group boundary nearest the middle
+ * within a quarter of the page either way: a group (all keys of one 16-bit
+ * block value, what a probe reads) split across two pages costs its probes
+ * a second page, and at 10M rows a group is a sixth of a page.
  */
 int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
     int mid;
@@ -105,7 +126,7 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
     if (arr[0].key == arr[n - 1].key) mid = n - 1;
     else if (key == arr[n - 1].key && arr[n - 2].key < key) mid = n - keep;
     else if (key == arr[0].key && arr[1].key > key) mid = keep;
-    else mid = n / 2;
+    else mid = group_boundary_near(arr, n, n / 2, n / 4, n - n / 4);
     /*
      * Both halves must pack into a page.  A page's entries, once its tail is
      * merged in, may need more than the page: each tid of the tail can widen
@@ -167,7 +188,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
     }
     Page page = BufferGetPage(buf);
     ShiPageOpaque *op = ShiPageGetOpaque(page);
-    if (op->hi == key && op->right != InvalidBlockNumber) {
+    if (op->hi == key && op->right != InvalidBlockNumber && !(op->flags & SHI_HI_CLEAN)) {
         BlockNumber next = op->right;
         if (next == BufferGetBlockNumber(buf)) /* locking it again would wait for ourselves */
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),

@@ -290,9 +290,11 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
              * share a page, and reading it once per range cost a buffer
              * access each.
              */
+            bool clean = (op->flags & SHI_HI_CLEAN) != 0;
             for (;;) {
                 scan_page(index, so, page, w->blk, w->part, a, b);
-                if (phi <= b && right != InvalidBlockNumber) {
+                /* keys up to b may go on to the right, unless this page ends cleanly at b */
+                if ((phi < b || (phi == b && !clean)) && right != InvalidBlockNumber) {
                     w->blk = right; /* range r goes on to the right */
                     break;
                 }

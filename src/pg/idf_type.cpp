@@ -46,6 +46,8 @@ bool idf_value_valid(const SimhashIdfHeader* value) {
     return size >= sizeof(SimhashIdfHeader) && value->version == kIdfFormatVersion &&
            known_tokenizer(value->tokenizer) && value->ngram >= 1 &&
            value->ngram <= simhash::kMaxNgram && value->documents >= 1 &&
+           /* the wire carries a signed int64; nothing counts 2^63 documents */
+           value->documents <= (uint64) PG_INT64_MAX &&
            value->entries <= (size - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry) &&
            size == idf_value_size(value->entries) &&
            simhash::idf_table_valid(idf_entries(value), value->entries, value->documents, simhash::kIdfMinStoredDf);
@@ -122,7 +124,7 @@ extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
                                known_tokenizer(tokenizer) ? simhash::tokenizer_name((simhash::TokenizerKind) tokenizer)
                                                           : "unknown",
                                ngram, (unsigned long long) count),
-                        errdetail("Needs at least 1 document, a known tokenizer, 1 <= n <= %d, strictly "
+                        errdetail("Needs 1 to 9223372036854775807 documents, a known tokenizer, 1 <= n <= %d, strictly "
                                   "increasing hashes and 2 <= df <= documents.", simhash::kMaxNgram)));
     PG_RETURN_POINTER(value);
 }

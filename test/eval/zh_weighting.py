@@ -80,6 +80,9 @@ METHODS = {
   "Han x2": W.format(w=f"CASE WHEN f ~ {CJK} THEN 2 * tf ELSE tf END"),
   "tf^1.1 Han": W.format(w=f"CASE WHEN f ~ {CJK} THEN tf ^ 1.1 ELSE tf END"),
   "tf^1.15 Han": W.format(w=f"CASE WHEN f ~ {CJK} THEN tf ^ 1.15 ELSE tf END"),
+  # one rule for every feature, Latin words too
+  "tf^1.1 all": W.format(w="tf ^ 1.1"),
+  "tf^1.2 all": W.format(w="tf ^ 1.2"),
   # Han bigrams beside the characters: text two unrelated pages rarely share,
   # to offset the common characters' pull that a super-linear weight brings
   "tf^1.25 Han + 0.5 tf bigrams": BI.format(a="1.25", b="0.5"),

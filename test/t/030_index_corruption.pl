@@ -21,6 +21,11 @@ $node->safe_psql('postgres', q{
     -- of entries sharing them (packed pages); the other partitions are spread
     INSERT INTO t SELECT i, (((i % 50)::bigint << 48) | (hashint8(i)::bigint & x'0000ffffffffffff'::bigint))::simhash
         FROM generate_series(1, 20000) i;
+    -- and one of them 3,000 times, more than a page holds: a leaf cut inside
+    -- it, whose hi (unlike a page cut at a group boundary) is not the end of
+    -- a group, so that an insert of the key after it walks on from it
+    INSERT INTO t SELECT i, (((60)::bigint << 48) | (hashint8(i)::bigint & x'0000ffffffffffff'::bigint))::simhash
+        FROM generate_series(20001, 23000) i;
     CREATE INDEX t_fp ON t USING simhash (fp);
     CHECKPOINT;
 });
@@ -40,14 +45,19 @@ sub write_at {
 
 # find the first leaf (flags & 4) and the first directory page (flags & 2) of partition 0
 my $data = read_file_bytes();
-my ($leaf, $dir);
+my ($leaf, $cut_leaf, $dir);
 for my $blk (0 .. length($data) / $blcksz - 1) {
     my ($flags, $part, $packed, $id) = unpack('v4', substr($data, $blk * $blcksz + $special + 20, 8));
     next unless $id == 0xFF83 && $part == 0;
     $leaf //= $blk if ($flags & 4) && $packed > 0;
+    # and one that has a right sibling and does not end at a group boundary
+    # (SHI_HI_CLEAN, 16)
+    my ($right) = unpack('V', substr($data, $blk * $blcksz + $special + 16, 4));
+    $cut_leaf //= $blk if ($flags & 4) && !($flags & 16) && $right != 0xFFFFFFFF;
     $dir //= $blk if $flags & 2;
 }
-ok(defined $leaf && defined $dir, "found a packed leaf and a directory page of partition 0");
+ok(defined $leaf && defined $cut_leaf && defined $dir,
+   "found a packed leaf, a leaf cut inside a group and a directory page of partition 0");
 my $nblocks = length($data) / $blcksz;
 
 # a query that reads every partition's leaves whole (radius 40), and one through the index's probes
@@ -118,6 +128,23 @@ damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 12 + 4 + 2, pack('v', 0
     write_at($at, $saved);
     $node->start;
 }
+# a leaf cut inside a group marked as ending at a group boundary
+# (SHI_HI_CLEAN): its right sibling starts with a key equal to its hi, which
+# a walk for a range ending there would no longer read; the check reports it
+{
+    $node->stop;
+    my $at = $cut_leaf * $blcksz + $special + 20;
+    my ($flags) = unpack('v', substr(read_file_bytes(), $at, 2));
+    write_at($at, pack('v', $flags | 16));
+    $node->start;
+    my ($rc, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('t_fp')");
+    isnt($rc, 0, 'false clean boundary: simhash_index_check fails');
+    like($err, qr/index "t_fp" block \d+: entry 0 key [0-9a-f]+ equals the hi of a left neighbour that ends cleanly/,
+         'false clean boundary: simhash_index_check names the entry');
+    $node->stop;
+    write_at($at, pack('v', $flags));
+    $node->start;
+}
 # the first tid zeroed (offset 0): a layout that adds up, so scans read it,
 # and simhash_index_check reports the entry
 {
@@ -152,9 +179,10 @@ damaged_case('leaf linked to itself', $leaf_at + $special + 16, pack('V', $leaf)
 # a skip (ShiPageOpaque.skip, offset 28) naming a directory page: an insert
 # of a key just past the leaf's range jumps there and stops with an error
 {
-    my ($hi) = unpack('Q<', substr(read_file_bytes(), $leaf_at + $special + 8, 8));
+    my $cut_at = $cut_leaf * $blcksz;
+    my ($hi) = unpack('Q<', substr(read_file_bytes(), $cut_at + $special + 8, 8));
     my $q = sprintf('%016x', $hi + 1);
-    damaged_case('leaf skip to a directory page', $leaf_at + $special + 28, pack('V', $dir),
+    damaged_case('leaf skip to a directory page', $cut_at + $special + 28, pack('V', $dir),
                  qr/index "t_fp" contains unexpected page $dir/, qr/XX002/, "INSERT INTO t VALUES (0, '$q')");
 }
 # directory slot 0 of partition 0 pointing past the end of the index
