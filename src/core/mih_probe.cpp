@@ -113,6 +113,17 @@ uint64_t values_at_distance(uint64_t b, int w, int d, uint64_t* out, uint64_t ca
 
 namespace simhash {
 
+int group_boundary_near(const KeyTid* items, int n, int mid, int lo, int hi) noexcept {
+    if (lo < 1) lo = 1;
+    if (hi > n - 1) hi = n - 1;
+    auto starts_group = [items](int i) { return key_group(items[i - 1].key) != key_group(items[i].key); };
+    for (int d = 0; mid - d >= lo || mid + d <= hi; d++) {
+        if (mid - d >= lo && mid - d <= hi && starts_group(mid - d)) return mid - d;
+        if (d > 0 && mid + d >= lo && mid + d <= hi && starts_group(mid + d)) return mid + d;
+    }
+    return mid;
+}
+
 void sort_key_tids(KeyTid* items, uint64_t n) noexcept {
     std::sort(items, items + n, [](const KeyTid& a, const KeyTid& b) {
         return a.key != b.key ? a.key < b.key : a.tid < b.tid;

@@ -183,6 +183,21 @@ struct KeyTid {
 // Sorts by key (then tid), in place; no allocation, no exception.
 void sort_key_tids(KeyTid* items, uint64_t n) noexcept;
 
+// A leaf groups its keys by their top 16 bits: at 16-bit blocks a group is
+// the key range of one block value, which is what a probe reads.
+inline uint64_t key_group(uint64_t key) noexcept { return key >> 48; }
+
+// (v << 48) - 1 for a key of group v > 0: the largest key group v - 1 can
+// hold, the hi of a leaf that ends just before group v.
+inline uint64_t last_key_before_group(uint64_t key) noexcept {
+    return (key & ~UINT64_C(0xFFFFFFFFFFFF)) - 1;
+}
+
+// The index i nearest to mid, within [lo, hi] and [1, n - 1], where sorted
+// items[0..n) start a group (items[i] and items[i - 1] differ in group);
+// mid when there is none.  On a tie the lower index wins.
+int group_boundary_near(const KeyTid* items, int n, int mid, int lo, int hi) noexcept;
+
 // Reads an array whose consecutive runs of `run` items ([0, run), [run,
 // 2 run), ..., the last one shorter) are each sorted, as one sorted sequence.
 // The index build sorts runs one at a time and merges while it writes, so

@@ -217,11 +217,6 @@ extern "C" {
  */
 #define SHI_HI_CLEAN 16
 
-/* (v << 48) - 1 for the key k of group v: the hi of a page cut just before k's group (v > 0) */
-static inline uint64 shi_clean_hi_before(uint64 k) {
-    return (k & ~UINT64CONST(0xFFFFFFFFFFFF)) - 1;
-}
-
 typedef struct ShiPageOpaque {
     uint64 lo;          /* leaf: smallest key the page may hold */
     uint64 hi;          /* leaf: largest key the page may hold */

@@ -175,7 +175,7 @@ void writer_cut_before_group(LeafWriter *w, int first) {
     memcpy(carry, w->cur + first, sizeof(simhash::KeyTid) * moved);
     w->n = first;
     writer_flush(w);
-    writer_new_page(w, shi_clean_hi_before(carry[0].key), true);
+    writer_new_page(w, simhash::last_key_before_group(carry[0].key), true);
     memcpy(w->cur, carry, sizeof(simhash::KeyTid) * moved);
     for (int i = 0; i < moved; i++) w->cur_tids.add(carry[i].tid);
     w->n = moved;
@@ -201,7 +201,7 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
         writer_new_page(w, 0);
     } else if (w->n > 0) {
         /* the page's bytes with this entry: its tid may widen every tid of the page */
-        bool new_group = (key >> 48) != (w->cur[w->n - 1].key >> 48);
+        bool new_group = simhash::key_group(key) != simhash::key_group(w->cur[w->n - 1].key);
         int groups = w->cur_groups + (new_group ? 1 : 0);
         Size bytes = shi_leaf_form_bytes(groups, w->n + 1, w->cur_tids.width_with(packed));
         bool over = bytes > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2;
@@ -210,13 +210,13 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
             /* past the fill, finishing the page's last group */
             if (new_group) {
                 writer_flush(w);
-                writer_new_page(w, shi_clean_hi_before(key), true);
+                writer_new_page(w, simhash::last_key_before_group(key), true);
             } else if (!room || bytes > w->limit + w->undershoot) {
                 writer_cut_before_group(w, w->group_first);
             }
         } else if (over && new_group) {
             writer_flush(w);
-            writer_new_page(w, shi_clean_hi_before(key), true);
+            writer_new_page(w, simhash::last_key_before_group(key), true);
         } else if (over) {
             Size before = w->group_first > 0 ? shi_packed_size(w->cur, w->group_first) : 0;
             if (before < w->limit * 3 / 4) {

@@ -54,8 +54,8 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     BlockNumber oldblk = BufferGetBlockNumber(buf);
     BlockNumber newblk = BufferGetBlockNumber(nbuf);
     /* at a group boundary the pages meet cleanly (SHI_HI_CLEAN) */
-    bool clean = (arr[mid - 1].key >> 48) != (arr[mid].key >> 48);
-    uint64 sep = clean ? shi_clean_hi_before(arr[mid].key) : arr[mid].key;
+    bool clean = simhash::key_group(arr[mid - 1].key) != simhash::key_group(arr[mid].key);
+    uint64 sep = clean ? simhash::last_key_before_group(arr[mid].key) : arr[mid].key;
     ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
 
     GenericXLogState *x = GenericXLogStart(index);
@@ -91,22 +91,6 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
 }
 
 /*
- * The index i in [lo, hi] nearest to mid where arr[i], of arr[0..n), starts a group (its top
- * 16 key bits differ from arr[i - 1]'s), else mid.
- */
-int group_boundary_near(const simhash::KeyTid *arr, int n, int mid, int lo, int hi) {
-    lo = Max(lo, 1);
-    hi = Min(hi, n - 1);
-    for (int d = 0; mid - d >= lo || mid + d <= hi; d++) {
-        int i = mid - d;
-        if (i >= lo && i <= hi && (arr[i - 1].key >> 48) != (arr[i].key >> 48)) return i;
-        i = mid + d;
-        if (d > 0 && i >= lo && i <= hi && (arr[i - 1].key >> 48) != (arr[i].key >> 48)) return i;
-    }
-    return mid;
-}
-
-/*
  * Where a full leaf of n sorted entries, key among them, splits: a page of
  * one key keeps its entries (the new page gets the new one), or as many as
  * pack into it; a key above
@@ -126,7 +110,7 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
     if (arr[0].key == arr[n - 1].key) mid = n - 1;
     else if (key == arr[n - 1].key && arr[n - 2].key < key) mid = n - keep;
     else if (key == arr[0].key && arr[1].key > key) mid = keep;
-    else mid = group_boundary_near(arr, n, n / 2, n / 4, n - n / 4);
+    else mid = simhash::group_boundary_near(arr, n, n / 2, n / 4, n - n / 4);
     /*
      * Both halves must pack into a page.  A page's entries, once its tail is
      * merged in, may need more than the page: each tid of the tail can widen

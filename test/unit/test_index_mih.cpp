@@ -344,3 +344,42 @@ TEST(IndexMih, RunMergeEqualsOneSort) {
         }
     }
 }
+
+// Leaves end at group boundaries (the top 16 key bits change), the split's
+// nearest to the middle, and such a leaf's hi is the last key of its group.
+TEST(IndexMih, GroupBoundaries) {
+    auto k = [](uint64_t group, uint64_t low) { return (group << 48) | low; };
+    EXPECT_EQ(key_group(k(7, 123)), 7u);
+    EXPECT_EQ(last_key_before_group(k(7, 123)), k(6, 0xFFFFFFFFFFFFull));
+    EXPECT_EQ(last_key_before_group(k(1, 0)), 0xFFFFFFFFFFFFull);
+    EXPECT_EQ(last_key_before_group(k(0xFFFF, 5)), k(0xFFFE, 0xFFFFFFFFFFFFull));
+    // groups 1 x3, 2 x4, 3 x1, 4 x2: boundaries at 3, 7, 8
+    std::vector<KeyTid> a;
+    for (auto [g, n] : {std::pair<uint64_t, int>{1, 3}, {2, 4}, {3, 1}, {4, 2}})
+        for (int i = 0; i < n; i++) a.push_back({k(g, static_cast<uint64_t>(i)), 0});
+    int n = static_cast<int>(a.size());
+    EXPECT_EQ(group_boundary_near(a.data(), n, 5, 2, 8), 3);  // 3 and 7 tie at distance 2: the lower
+    EXPECT_EQ(group_boundary_near(a.data(), n, 6, 2, 8), 7);
+    EXPECT_EQ(group_boundary_near(a.data(), n, 5, 4, 6), 5);  // none in range: the middle
+    EXPECT_EQ(group_boundary_near(a.data(), n, 8, 8, 8), 8);
+    EXPECT_EQ(group_boundary_near(a.data(), n, 9, 0, 50), 8); // bounds clipped to [1, n - 1]
+    // one group: no boundary anywhere
+    std::vector<KeyTid> one(5, KeyTid{k(9, 1), 0});
+    EXPECT_EQ(group_boundary_near(one.data(), 5, 2, 0, 10), 2);
+    // every result is a boundary or mid, in range, and no boundary is nearer
+    std::mt19937_64 rng(5);
+    for (int trial = 0; trial < 2000; trial++) {
+        int m = 2 + static_cast<int>(rng() % 40);
+        std::vector<KeyTid> b(static_cast<size_t>(m));
+        for (auto& e : b) e = {k(rng() % 6, rng() % 1000), 0};
+        sort_key_tids(b.data(), static_cast<uint64_t>(m));
+        int mid = 1 + static_cast<int>(rng() % static_cast<uint64_t>(m - 1));
+        int lo = mid - static_cast<int>(rng() % 10), hi = mid + static_cast<int>(rng() % 10);
+        int got = group_boundary_near(b.data(), m, mid, lo, hi);
+        auto boundary = [&](int i) { return i >= std::max(lo, 1) && i <= std::min(hi, m - 1) && key_group(b[static_cast<size_t>(i - 1)].key) != key_group(b[static_cast<size_t>(i)].key); };
+        int best = -1;
+        for (int i = 1; i < m; i++)
+            if (boundary(i) && (best < 0 || std::abs(i - mid) < std::abs(best - mid))) best = i;
+        EXPECT_EQ(got, best < 0 ? mid : best) << "trial " << trial;
+    }
+}
