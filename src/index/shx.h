@@ -91,7 +91,7 @@
  * of its last group (whose range ends at hi) stops there, and directory
  * slot v names the right page, so a probe of group v starts there: neither
  * reads a second page.  At 10M rows a group is a sixth of a page; cut
- * anywhere, a quarter of KNN's probes read two pages (grown indexes, with
+ * anywhere, a fifth of KNN's probes read two pages (grown indexes, with
  * half-full split pages, a third).  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
  * per group, so an entry costs ~9 bytes.  A page whose groups would average
@@ -209,8 +209,9 @@ extern "C" {
 /*
  * Leaf: cut at a group boundary, so no entry with key hi lives to its right:
  * hi is the last key of a 16-bit group, (v << 48) - 1, and the right page
- * starts at group v.  A walk whose range ends at hi (every probe's range
- * ends at the end of a group) then stops on this page, and directory slot v
+ * starts at group v.  A walk whose range ends at hi (with blocks of 16
+ * bits or fewer every probe's range ends at the end of a group) then stops
+ * on this page, and directory slot v
  * names the right page, so neither of the two groups costs a second page.
  * Kept by the one path that could put such an entry on the right page: an
  * insert of key hi into a full page does not go on to the right sibling.
