@@ -211,8 +211,8 @@ extern "C" {
  * hi is the last key of a 16-bit group, (v << 48) - 1, and the right page
  * starts at group v.  A walk whose range ends at hi (with blocks of 16
  * bits or fewer every probe's range ends at the end of a group) then stops
- * on this page, and directory slot v
- * names the right page, so neither of the two groups costs a second page.
+ * on this page, and directory slot v names the right page, so neither of
+ * the two groups costs a second page.
  * Kept by the one path that could put such an entry on the right page: an
  * insert of key hi into a full page does not go on to the right sibling.
  */
