@@ -373,6 +373,31 @@ SELECT count(*) AS group_2_rows FROM clean_cut WHERE fp::bigint >> 48 = 2 AND si
 SELECT simhash_index_check('clean_cut_fp', true);
 DROP TABLE clean_cut;
 
+-- VACUUM merges the tail of each grouped leaf (the entries inserts appended
+-- since the page was last written sorted, which every probe of the page
+-- reads whole) into its sorted region, as GIN's VACUUM flushes its pending
+-- list; simhash_index_stats counts them in tail_entries.  VACUUM only
+-- removed dead entries: the tails stayed until a page filled.
+CREATE TABLE tails (id int, fp simhash) WITH (autovacuum_enabled = off);
+INSERT INTO tails
+SELECT i, ((((i % 40) + 1)::bigint << 48) | (hashint8(i) & x'0000ffffffffffff'::bigint))::simhash
+FROM generate_series(1, 8000) i;
+CREATE INDEX tails_fp ON tails USING simhash (fp) WITH (blocks = 1);
+INSERT INTO tails
+SELECT i, ((((i % 40) + 1)::bigint << 48) | (hashint8(i) & x'0000ffffffffffff'::bigint))::simhash
+FROM generate_series(8001, 8300) i;
+SELECT leaf_pages, tail_entries FROM simhash_index_stats('tails_fp');
+VACUUM tails;
+SELECT leaf_pages, tail_entries FROM simhash_index_stats('tails_fp');
+SELECT simhash_index_check('tails_fp', true);
+SET enable_seqscan = off;
+SET enable_bitmapscan = off;
+SELECT count(*) AS near_8300 FROM tails WHERE simhash_within(fp, (SELECT fp FROM tails WHERE id = 8300), 20);
+RESET enable_seqscan;
+RESET enable_bitmapscan;
+SELECT count(*) AS near_8300 FROM tails WHERE simhash_within(fp, (SELECT fp FROM tails WHERE id = 8300), 20);
+DROP TABLE tails;
+
 -- A fingerprint stored in many rows (the same short text everywhere): an
 -- insert of it touches a bounded number of pages however long the run of
 -- equal keys (it used to walk the whole run, a lock per page), and the run's

@@ -386,11 +386,11 @@ COMMENT ON FUNCTION @extschema@.simhash_index_check(regclass, boolean)
 CREATE FUNCTION @extschema@.simhash_index_stats(index regclass,
         OUT partition integer, OUT block_bits integer, OUT entries bigint, OUT leaf_pages bigint,
         OUT distinct_blocks bigint, OUT largest_bucket bigint, OUT avg_bucket float8,
-        OUT empty_leaf_pages bigint)
+        OUT empty_leaf_pages bigint, OUT tail_entries bigint)
     RETURNS SETOF record
     AS 'MODULE_PATHNAME', 'simhash_index_stats' LANGUAGE C STRICT PARALLEL RESTRICTED;
 COMMENT ON FUNCTION @extschema@.simhash_index_stats(regclass)
-    IS 'per partition: entries, leaf pages, distinct block values, largest and average bucket (rows per block value), empty leaf pages';
+    IS 'per partition: entries, leaf pages, distinct block values, largest and average bucket (rows per block value), empty leaf pages, entries in leaf tails (appended since their page was last written sorted; VACUUM merges them)';
 -- As amcheck's: the check holds off the table's writers and both read any
 -- index, so only roles granted them (superusers) run them.
 REVOKE ALL ON FUNCTION @extschema@.simhash_index_check(regclass, boolean) FROM PUBLIC;

@@ -516,6 +516,7 @@ void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 fr
 pg_attribute_noreturn() void shi_report_bad_packed_region(Relation index, BlockNumber blkno);
 /* every entry of leaf blkno, for a rewrite of it; a page whose layout does not add up is an ERROR */
 int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out, int *npacked);
+bool shi_leaf_packs_grouped(const simhash::KeyTid *a, int n);
 Size shi_packed_size(const simhash::KeyTid *a, int n);
 void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
 void shi_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked);

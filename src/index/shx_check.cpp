@@ -52,6 +52,7 @@ struct ChainResult {
     uint64 n;
     uint64 npages;
     uint64 nempty; /* leaves holding no entry */
+    uint64 ntail;  /* entries in the tails of grouped leaves: appended since the page was last written sorted */
 };
 
 /*
@@ -78,6 +79,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
     r.n = 0;
     r.npages = 0;
     r.nempty = 0;
+    r.ntail = 0;
     simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
     BlockNumber blk = st->first_leaf[p];
     uint64 prev_hi = 0;
@@ -151,6 +153,10 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
         });
         r.n += i;
         if (i == 0) r.nempty++;
+        if (op->packed_len > 0) {
+            ShiPacked pk;
+            if (shi_packed_open(page, &pk)) r.ntail += (uint64) Max(i - (int) pk.nentries, 0);
+        }
         prev_hi = op->hi;
         prev_clean = (op->flags & SHI_HI_CLEAN) != 0;
         blk = op->right;
@@ -378,8 +384,8 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
         BucketSink sink = {{bucket_sink_take}, w, vals, 0, 0, 0, 0};
         ChainResult r = walk_chain(index, &st, p, false, RelationGetNumberOfBlocks(index), NULL, NULL, &sink.base);
         uint64 distinct = sink.distinct, largest = sink.largest;
-        Datum values[8];
-        bool nulls[8] = {false, false, false, false, false, false, false, false};
+        Datum values[9];
+        bool nulls[9] = {false, false, false, false, false, false, false, false, false};
         values[0] = Int32GetDatum(p);
         values[1] = Int32GetDatum(w);
         values[2] = Int64GetDatum((int64) r.n);
@@ -388,6 +394,7 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
         values[5] = Int64GetDatum((int64) largest);
         values[6] = Float8GetDatum(distinct ? (double) r.n / distinct : 0.0);
         values[7] = Int64GetDatum((int64) r.nempty);
+        values[8] = Int64GetDatum((int64) r.ntail);
         tuplestore_putvalues(rsinfo->setResult, rsinfo->setDesc, values, nulls);
     }
     pfree(vals);

@@ -70,6 +70,14 @@ Size shi_packed_size(const simhash::KeyTid *a, int n) {
     return shi_leaf_form_bytes(count_groups(a, n), n, tid_packing_of(a, n).width());
 }
 
+/* Would shi_leaf_write_packed write sorted a[0..n) grouped (rather than as plain entries)? */
+bool shi_leaf_packs_grouped(const simhash::KeyTid *a, int n) {
+    if (n == 0) return false;
+    int ngroups = count_groups(a, n);
+    unsigned width = tid_packing_of(a, n).width();
+    return shi_leaf_form_bytes(ngroups, n, width) == shi_packed_len(ngroups, n, width);
+}
+
 /*
  * Writes sorted a[0..n), n > 0, in ngroups groups with tids packed as tp, as
  * the page's grouped region; the tail stays empty.

@@ -5,6 +5,15 @@
  * removed by compacting the entry array in place, one generic WAL record per
  * changed page.  No page is ever unlinked or freed: the space inside pages is
  * what gets reused, so no running scan can follow a recycled page.
+ *
+ * VACUUM also merges each grouped leaf's tail, the entries inserts appended
+ * since the page was last written sorted, into its sorted region, as GIN's
+ * VACUUM flushes its pending list: every probe of a page reads its whole
+ * tail, and after a table grows by its own size (1M rows to 2M) tails of
+ * about 54 entries doubled the entries a nearest-neighbour query reads
+ * (1.16 ms against 0.68 for the same rows indexed afresh).  Autovacuum runs
+ * on tables that only grow too (autovacuum_vacuum_insert_threshold), and
+ * then reaches this through amvacuumcleanup alone.
  */
 #include "shx.h"
 
@@ -14,6 +23,9 @@ extern "C" {
 }
 
 namespace {
+
+/* Tails shorter than this are left alone: merging one costs a page write and its WAL. */
+#define SHI_VACUUM_MERGE_TAIL 8
 
 /* Visits every leaf page; with a callback, removes the entries it reports dead. */
 void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkDeleteCallback callback,
@@ -29,7 +41,7 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
         for (; blkno < nblocks; blkno++) {
             vacuum_delay_point();
             Buffer buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
-            LockBuffer(buf, callback ? BUFFER_LOCK_EXCLUSIVE : BUFFER_LOCK_SHARE);
+            LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
             Page page = BufferGetPage(buf);
             if (PageIsNew(page)) {
                 UnlockReleaseBuffer(buf);
@@ -45,8 +57,9 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
             int npacked;
             int n = shi_leaf_decode(index, page, blkno, items, &npacked);
             int ndead = 0;
+            int j = n, jpacked = npacked;
             if (callback) {
-                int j = 0, jpacked = 0;
+                j = jpacked = 0;
                 for (int i = 0; i < n; i++) {
                     ItemPointerData tid;
                     shi_unpack_tid(items[i].tid, &tid);
@@ -57,18 +70,22 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
                         items[j++] = items[i];
                     }
                 }
-                if (ndead > 0) {
+            }
+            if (ndead > 0 || (npacked > 0 && j - jpacked >= SHI_VACUUM_MERGE_TAIL)) {
+                simhash::KeyTid *sorted = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * Max(j, 1));
+                memcpy(sorted, items, sizeof(simhash::KeyTid) * j);
+                simhash::sort_key_tids(sorted, (uint64) j);
+                bool fits = shi_packed_size(sorted, j) <= SHI_LEAF_SPACE;
+                /* a tail is merged only into a grouped page (a plain one is all tail) that it fits */
+                if (ndead > 0 || (fits && shi_leaf_packs_grouped(sorted, j))) {
                     GenericXLogState *x = GenericXLogStart(index);
                     Page p = GenericXLogRegisterBuffer(x, buf, 0);
                     /* the survivors packed together when they fit, else where they were (shi_leaf_write) */
-                    simhash::KeyTid *sorted = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * Max(j, 1));
-                    memcpy(sorted, items, sizeof(simhash::KeyTid) * j);
-                    simhash::sort_key_tids(sorted, (uint64) j);
-                    if (shi_packed_size(sorted, j) <= SHI_LEAF_SPACE) shi_leaf_write_packed(p, sorted, j);
+                    if (fits) shi_leaf_write_packed(p, sorted, j);
                     else shi_leaf_write(p, items, j, jpacked);
-                    pfree(sorted);
                     GenericXLogFinish(x);
                 }
+                pfree(sorted);
             }
             pfree(items);
             stats->tuples_removed += (double) ndead / st.nparts;
