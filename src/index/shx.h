@@ -142,8 +142,9 @@
  * afterwards on its own: re-packed, or split (left page and new right page
  * are one record of two buffers, then each changed directory page is its
  * own record).  VACUUM
- * compacts entries inside pages under an exclusive lock and never frees a
- * page, so no scan can follow a recycled page.  Scans hold no lock or pin
+ * compacts entries inside pages under an exclusive lock (and merges each
+ * leaf's tail of 8 or more entries into its sorted region, shx_vacuum.cpp)
+ * and never frees a page, so no scan can follow a recycled page.  Scans hold no lock or pin
  * on a leaf between calls: a plain index scan returns a page's matches
  * after it has let go of the page, KNN and sorted scans collect first.  With
  * an MVCC snapshot (as in pgvector) a tid removed by VACUUM meanwhile and
