@@ -169,19 +169,17 @@ void writer_flush(LeafWriter *w) {
  * instead of two.
  */
 void writer_cut_before_group(LeafWriter *w, int first) {
-    int n = w->n;
-    int moved = n - first;
-    simhash::KeyTid *carry = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * Max(moved, 1));
-    memcpy(carry, w->cur + first, sizeof(simhash::KeyTid) * moved);
+    int moved = w->n - first;
+    uint64 lo = simhash::last_key_before_group(w->cur[first].key);
     w->n = first;
     writer_flush(w);
-    writer_new_page(w, simhash::last_key_before_group(carry[0].key), true);
-    memcpy(w->cur, carry, sizeof(simhash::KeyTid) * moved);
-    for (int i = 0; i < moved; i++) w->cur_tids.add(carry[i].tid);
+    /* a new page resets the counts, not cur: the group's entries move to its start */
+    writer_new_page(w, lo, true);
+    memmove(w->cur, w->cur + first, sizeof(simhash::KeyTid) * moved);
+    for (int i = 0; i < moved; i++) w->cur_tids.add(w->cur[i].tid);
     w->n = moved;
-    w->cur_groups = moved > 0 ? 1 : 0;
+    w->cur_groups = 1;
     w->group_first = 0;
-    pfree(carry);
 }
 
 /*

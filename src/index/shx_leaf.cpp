@@ -70,12 +70,14 @@ Size shi_packed_size(const simhash::KeyTid *a, int n) {
     return shi_leaf_form_bytes(count_groups(a, n), n, tid_packing_of(a, n).width());
 }
 
+/* Does the form shi_leaf_form_bytes chooses for such entries group them (rather than write them plain)? */
+static bool form_is_grouped(int ngroups, int n, unsigned width) {
+    return shi_leaf_form_bytes(ngroups, n, width) == shi_packed_len(ngroups, n, width);
+}
+
 /* Would shi_leaf_write_packed write sorted a[0..n) grouped (rather than as plain entries)? */
 bool shi_leaf_packs_grouped(const simhash::KeyTid *a, int n) {
-    if (n == 0) return false;
-    int ngroups = count_groups(a, n);
-    unsigned width = tid_packing_of(a, n).width();
-    return shi_leaf_form_bytes(ngroups, n, width) == shi_packed_len(ngroups, n, width);
+    return n > 0 && form_is_grouped(count_groups(a, n), n, tid_packing_of(a, n).width());
 }
 
 /*
@@ -132,8 +134,8 @@ void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n) {
     if (n == 0) return;
     int ngroups = count_groups(a, n);
     simhash::TidPacking tp = tid_packing_of(a, n);
-    if (shi_leaf_form_bytes(ngroups, n, tp.width()) != shi_packed_len(ngroups, n, tp.width())) append_all(page, a, n);
-    else write_grouped(page, a, n, ngroups, tp);
+    if (form_is_grouped(ngroups, n, tp.width())) write_grouped(page, a, n, ngroups, tp);
+    else append_all(page, a, n);
 }
 
 /*
