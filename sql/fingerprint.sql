@@ -103,6 +103,15 @@ SELECT simhash('one two three', 'mixed', 1, 3) = simhash('one two three'::text) 
        simhash('...', 'mixed', 1, 1) IS NULL AS none,
        simhash('the one and the two', 'mixed', 1, 3) IS NULL AS function_words_do_not_count;
 SELECT simhash('text', 'mixed', 1, 0);
+-- n and min_features default to 1, and min_features may be named alone.
+-- Two arguments resolved to simhash(text, simhash_idf) when only
+-- simhash(text, text, integer) existed, and 'words' was read as an IDF table.
+SELECT simhash('The quick brown fox jumps over the lazy dog', 'words')
+         = simhash('The quick brown fox jumps over the lazy dog', 'words', 1) AS two_arguments,
+       simhash('我爱北京天安门'::text, 'chars') = simhash('我爱北京天安门', 'chars', 1) AS two_arguments_chars,
+       simhash('one two three', 'mixed', min_features => 4) IS NULL AS named_min_features,
+       simhash('one two three', 'mixed', min_features => 3) = simhash('one two three'::text) AS named_enough,
+       simhash('the quick fox', tokenizer => 'words', n => 2) = simhash('the quick fox', 'words', 2) AS named_n;
 
 -- tsvector: lexemes weighted by occurrences and by A/B/C/D labels.
 SELECT simhash(to_tsvector('english', 'The quick brown foxes jumped over the lazy dogs'));
@@ -289,4 +298,12 @@ SELECT pg_temp.sqlstate_of($$SELECT simhash('text', 'sentences', 2)$$) AS unknow
        pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0])$$) AS length_mismatch,
        pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a'], ARRAY['NaN'::float8])$$) AS non_finite,
        pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', NULL])$$) AS null_feature,
-       pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1e308, 1e308])$$) AS overflow;
+       pg_temp.sqlstate_of($$SELECT simhash(ARRAY['a', 'b'], ARRAY[1e308, 1e308])$$) AS overflow,
+       pg_temp.sqlstate_of($$SELECT simhash('text', 'wordz')$$) AS unknown_tokenizer_two_arguments;
+-- Arrays of features and weights are lists: a matrix is refused rather than
+-- paired with weights by its order in storage, whatever the two shapes.
+SELECT simhash(ARRAY[['a', 'b'], ['c', 'd']]);
+SELECT simhash(ARRAY['a', 'b', 'c', 'd'], ARRAY[[1, 2], [3, 4]]::float8[]);
+SELECT simhash(ARRAY[['a', 'b'], ['c', 'd']], ARRAY[1, 2, 3, 4]::float8[]);
+SELECT pg_temp.sqlstate_of($$SELECT simhash(ARRAY[['a', 'b'], ['c', 'd']])$$) AS matrix_of_features,
+       simhash('{}'::text[]) IS NULL AS empty_array_is_null;

@@ -184,7 +184,7 @@ COMMENT ON FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, integer)
 CREATE FUNCTION @extschema@.simhash(text) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text)
-    IS 'SimHash of a text: words other than English function words, and single Chinese/Japanese characters';
+    IS 'SimHash of a text: words other than English function words, single ideographs, and bigrams of kana and other non-ideographic CJK characters';
 
 -- STABLE, not IMMUTABLE: a new library may bring a new version.
 CREATE FUNCTION @extschema@.simhash_algorithm_version() RETURNS integer
@@ -201,15 +201,15 @@ CREATE FUNCTION @extschema@.simhash(bpchar) RETURNS @extschema@.simhash
 COMMENT ON FUNCTION @extschema@.simhash(varchar) IS 'simhash(text) of a varchar';
 COMMENT ON FUNCTION @extschema@.simhash(bpchar) IS 'simhash(text) of a char(n)';
 
-CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer) RETURNS @extschema@.simhash
-    AS 'MODULE_PATHNAME', 'simhash_text_tokenized' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
-COMMENT ON FUNCTION @extschema@.simhash(text, text, integer)
-    IS 'SimHash of a text with the words, chars or mixed tokenizer and n-gram size n';
-
-CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer, min_features integer) RETURNS @extschema@.simhash
+-- One function with defaults, not one per arity: a two-argument call
+-- simhash(body, 'words') must not resolve to simhash(text, simhash_idf) and
+-- read 'words' as an IDF table, and min_features => may be named alone.
+-- tokenizer has no default, which would make simhash(body) ambiguous.
+CREATE FUNCTION @extschema@.simhash(text, tokenizer text, n integer DEFAULT 1, min_features integer DEFAULT 1)
+    RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text_min_features' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text, text, integer, integer)
-    IS 'SimHash of a text, or NULL when it has fewer than min_features features';
+    IS 'SimHash of a text with the words, chars or mixed tokenizer and n-gram size n; NULL below min_features features';
 
 CREATE FUNCTION @extschema@.simhash(tsvector) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_tsvector' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
@@ -359,9 +359,15 @@ CREATE TYPE @extschema@.simhash_radius AS (query @extschema@.simhash, radius int
 COMMENT ON TYPE @extschema@.simhash_radius IS '(query, radius): right operand of %<=, the index condition of simhash_within';
 CREATE FUNCTION @extschema@.simhash_within_radius(@extschema@.simhash, @extschema@.simhash_radius) RETURNS boolean
     AS 'MODULE_PATHNAME', 'simhash_within_radius' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+-- Row estimates of %<= written by hand (simhash_within brings its own).
+CREATE FUNCTION @extschema@.simhash_within_radius_sel(internal, oid, internal, integer) RETURNS float8
+    AS 'MODULE_PATHNAME', 'simhash_within_radius_sel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_within_radius_joinsel(internal, oid, internal, smallint, internal) RETURNS float8
+    AS 'MODULE_PATHNAME', 'simhash_within_radius_joinsel' LANGUAGE C STABLE STRICT PARALLEL SAFE;
 CREATE OPERATOR @extschema@.%<= (
     LEFTARG = @extschema@.simhash, RIGHTARG = @extschema@.simhash_radius,
-    PROCEDURE = @extschema@.simhash_within_radius, RESTRICT = contsel, JOIN = contjoinsel
+    PROCEDURE = @extschema@.simhash_within_radius,
+    RESTRICT = @extschema@.simhash_within_radius_sel, JOIN = @extschema@.simhash_within_radius_joinsel
 );
 COMMENT ON OPERATOR @extschema@.%<=(@extschema@.simhash, @extschema@.simhash_radius)
     IS 'true when the Hamming distance to (query, radius).query is at most radius (index condition of simhash_within)';

@@ -90,7 +90,7 @@ char *shi_buildphasename(int64 phase) {
 }
 
 /* Radius of an index clause, or -1 when it is not known at plan time. */
-int clause_radius(IndexOptInfo *index, RestrictInfo *rinfo) {
+int clause_radius(PlannerInfo *root, IndexOptInfo *index, RestrictInfo *rinfo) {
     Expr *clause = rinfo->clause;
     if (!IsA(clause, OpExpr)) return -1;
     OpExpr *op = (OpExpr *) clause;
@@ -101,16 +101,30 @@ int clause_radius(IndexOptInfo *index, RestrictInfo *rinfo) {
         case SHI_STRATEGY_SIMILAR:
             return simhash_threshold;
         case SHI_STRATEGY_WITHIN: {
-            Node *right = (Node *) lsecond(op->args);
-            if (IsA(right, RowExpr) && list_length(((RowExpr *) right)->args) == 2) {
-                Node *r = (Node *) lsecond(((RowExpr *) right)->args);
-                if (IsA(r, Const) && !((Const *) r)->constisnull) return Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)));
-            }
+            Node *query;
+            int radius;
+            if (simhash_radius_operand(root, (Node *) lsecond(op->args), exprType((Node *) linitial(op->args)), &query,
+                                       &radius))
+                return radius;
             return -1;
         }
         default:
             return -1;
     }
+}
+
+/*
+ * How many rows an ordered (KNN) scan is expected to return: the query's
+ * LIMIT over the share of rows its other conditions keep, when the index's
+ * table is the only relation of the query level (a join's LIMIT says
+ * nothing about one side); the whole index otherwise.
+ */
+double knn_depth(PlannerInfo *root, IndexPath *path, double tuples) {
+    RelOptInfo *rel = path->indexinfo->rel;
+    if (root->limit_tuples < 1 || path->path.param_info != NULL || bms_membership(root->all_baserels) != BMS_SINGLETON)
+        return tuples;
+    double share = rel->tuples > 0 ? Max(rel->rows / rel->tuples, 1.0 / tuples) : 1.0;
+    return Min(tuples, root->limit_tuples / share);
 }
 
 }  // namespace
@@ -135,7 +149,7 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
         IndexClause *ic = lfirst_node(IndexClause, lc);
         ListCell *lc2;
         foreach (lc2, ic->indexquals) {
-            int r = clause_radius(index, lfirst_node(RestrictInfo, lc2));
+            int r = clause_radius(root, index, lfirst_node(RestrictInfo, lc2));
             if (r < 0) r = simhash_threshold;
             radius = any ? Min(radius, r) : r;
             any = true;
@@ -146,34 +160,62 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     double leafpages = Max(1.0, ((double) index->pages - 1 - dirpages) / nparts);
     double per_page = Max(1.0, tuples * nparts / Max(1.0, leafpages * nparts));
     int width = 64 / nparts;
-    double probes;
-    double pages;
-    if (!any) {
-        /* KNN or a full index scan: assume KNN needs levels 0 and 1 */
-        probes = path->indexorderbys != NIL ? nparts * (double) simhash::probes_within(width, 1) : 1e30;
-    } else {
-        int widths[SHI_MAX_PARTS], probed;
-        for (int p = 0; p < nparts; p++) widths[p] = width;
-        probes = simhash::radius_probe_count(radius, nparts, widths, &probed); /* as the scan probes */
-    }
+    int widths[SHI_MAX_PARTS], probed;
+    for (int p = 0; p < nparts; p++) widths[p] = width;
+    double spc_random = random_page_cost;
+    double pages = 0;
+    /* pages read and their cost for probes of key ranges holding per_block rows each */
+    auto probe_work = [&](double probes, double per_block) {
+        pages = probes * (1.0 + per_block / per_page);
+        if (pages > leafpages) pages = leafpages; /* one partition read whole */
+        double entries = pages * per_page;
+        /* repeated probes in a nested loop mostly hit cache */
+        double fetched =
+            index_pages_fetched(pages * loop_count, (BlockNumber) index->pages, (double) index->pages, root) /
+            Max(loop_count, 1.0);
+        return (fetched + (pages < leafpages ? probes : 0) * 0.1) * spc_random + entries * cpu_operator_cost;
+    };
     /* rows per probed key range: a block value's, or at radius 0 the one key's */
     double per_block = any && radius == 0 ? 1.0 : tuples / ldexp(1.0, width);
-    pages = probes * (1.0 + per_block / per_page);
-    if (pages > leafpages) pages = leafpages; /* one partition read whole */
-    double entries = pages * per_page;
-    double spc_random = random_page_cost;
-    /* repeated probes in a nested loop mostly hit cache */
-    double fetched = index_pages_fetched(pages * loop_count, (BlockNumber) index->pages, (double) index->pages, root) /
-                     Max(loop_count, 1.0);
-    *indexStartupCost = 0;
-    *indexTotalCost = (fetched + (pages < leafpages ? probes : 0) * 0.1) * spc_random +
-                      entries * cpu_operator_cost + costs.numIndexTuples * cpu_index_tuple_cost;
+    double work;
+    if (any)
+        work = probe_work(simhash::radius_probe_count(radius, nparts, widths, &probed), per_block); /* as the scan probes */
+    else if (path->indexorderbys != NIL)
+        work = probe_work(nparts * (double) simhash::probes_within(width, 1), per_block); /* KNN: levels 0 and 1 */
+    else
+        work = probe_work(1e30, per_block); /* a full index scan */
+    /*
+     * A KNN scan probes and sorts its first pass before it returns a row; a
+     * startup of 0 priced LIMIT 10 at 1M rows at a thousandth of a full
+     * ordered scan, 0.3 against a sequential scan's 18,000, where it takes
+     * about as long as reading 200 of those units' worth of pages.
+     */
+    double work_pages = pages;
+    *indexStartupCost = path->indexorderbys != NIL ? work : 0;
+    *indexTotalCost = work + costs.numIndexTuples * cpu_index_tuple_cost;
+    /*
+     * The planner prices LIMIT k as the share k / rows of a path's total.
+     * A KNN scan whose rows a condition on another column mostly rejects
+     * (WHERE cat = 5 ORDER BY fp <-> q LIMIT 10, 0.1% passing) reads
+     * k / share rows in distance order, which takes the probes of the
+     * radius holding them: 10,000 rows at 1M took 7 ms, where the 1,000
+     * rows of cat = 5 sorted took 1.2 ms, but a linear share of the
+     * full scan said a tenth of that.  So when the scan's depth is known,
+     * the probes of that depth are spread over the rows so that the
+     * LIMIT's share of the total charges them.
+     */
+    double depth = knn_depth(root, path, tuples);
+    if (!any && path->indexorderbys != NIL && depth > shi_knn_first_pass_rows) {
+        int reach = simhash::uniform_radius_holding(tuples, depth);
+        double deeper = probe_work(simhash::radius_probe_count(reach, nparts, widths, &probed), per_block);
+        *indexTotalCost += deeper * (tuples / depth);
+    }
     /* with no condition the scan ends with a heap pass for the NULL rows (shx_nulls.cpp) */
     if (!any) *indexTotalCost += index->rel->pages * seq_page_cost + index->rel->tuples * cpu_tuple_cost;
     /* uniformly random fingerprints within the smallest radius, but at least one row */
     *indexSelectivity = any ? Max(simhash::uniform_within_share(radius), 1.0 / tuples) : 1.0;
     *indexCorrelation = 0;
-    *indexPages = pages;
+    *indexPages = work_pages;
 }
 
 bool shi_validate(Oid opclassoid) {
@@ -294,7 +336,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
     Node *rawreq = (Node *) PG_GETARG_POINTER(0);
     if (IsA(rawreq, SupportRequestSelectivity)) {
         SupportRequestSelectivity *req = (SupportRequestSelectivity *) rawreq;
-        double sel = 0.001;
+        double sel = kUnknownRadiusSelectivity;
         if (list_length(req->args) == 3) {
             Node *r = estimate_expression_value(req->root, (Node *) lthird(req->args));
             if (IsA(r, Const) && !((Const *) r)->constisnull) {

@@ -10,13 +10,17 @@
 
 extern "C" {
 #include "catalog/pg_type.h"
+#include "nodes/nodeFuncs.h"
 #include "utils/array.h"
+#include "utils/selfuncs.h"
 
 PG_FUNCTION_INFO_V1(simhash_hamming);
 PG_FUNCTION_INFO_V1(simhash_similar_op);
 PG_FUNCTION_INFO_V1(simhash_similar_sel);
 PG_FUNCTION_INFO_V1(simhash_similar_joinsel);
 PG_FUNCTION_INFO_V1(simhash_within);
+PG_FUNCTION_INFO_V1(simhash_within_radius_sel);
+PG_FUNCTION_INFO_V1(simhash_within_radius_joinsel);
 PG_FUNCTION_INFO_V1(simhash_similarity);
 PG_FUNCTION_INFO_V1(simhash_blocks);
 }
@@ -46,6 +50,36 @@ extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) {
     PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
     List *args = (List *) PG_GETARG_POINTER(2);
     PG_RETURN_FLOAT8(simhash_radius_join_sel(root, args, simhash_threshold));
+}
+
+/*
+ * Row estimates of fp %<= ROW(q, r), the index condition simhash_within
+ * becomes, for when it is written by hand; the index's cost reads its
+ * selectivity too.  contsel said 200 of 200,000 rows at radius 40, and the
+ * planner chose the index over a sequential scan 4 times faster.
+ */
+extern "C" Datum simhash_within_radius_sel(PG_FUNCTION_ARGS) {
+    PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+    List *args = (List *) PG_GETARG_POINTER(2);
+    int varRelid = PG_GETARG_INT32(3);
+    Node *query;
+    int radius;
+    if (list_length(args) != 2 ||
+        !simhash_radius_operand(root, (Node *) lsecond(args), exprType((Node *) linitial(args)), &query, &radius))
+        PG_RETURN_FLOAT8(kUnknownRadiusSelectivity);
+    PG_RETURN_FLOAT8(
+        simhash_radius_restriction_sel(root, list_make2(linitial(args), query), varRelid, radius));
+}
+
+extern "C" Datum simhash_within_radius_joinsel(PG_FUNCTION_ARGS) {
+    PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
+    List *args = (List *) PG_GETARG_POINTER(2);
+    Node *query;
+    int radius;
+    if (list_length(args) != 2 ||
+        !simhash_radius_operand(root, (Node *) lsecond(args), exprType((Node *) linitial(args)), &query, &radius))
+        PG_RETURN_FLOAT8(kUnknownRadiusSelectivity);
+    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, list_make2(linitial(args), query), radius));
 }
 
 extern "C" Datum simhash_within(PG_FUNCTION_ARGS) {

@@ -42,6 +42,11 @@ extern "C" Datum simhash_text(PG_FUNCTION_ARGS) {
     return text_fingerprint(fcinfo, PG_GETARG_TEXT_PP(0), simhash::kDefaultTokenizer, simhash::kDefaultNgram);
 }
 
+/*
+ * simhash(text, tokenizer, n) of databases whose extension script declared
+ * it apart from min_features (the script now gives n and min_features
+ * defaults on one function); kept so that their calls still find a symbol.
+ */
 extern "C" Datum simhash_text_tokenized(PG_FUNCTION_ARGS) {
     int32 n = PG_GETARG_INT32(2);
     simhash::TokenizerKind kind = checked_tokenizer(PG_GETARG_TEXT_PP(1), n);
@@ -71,9 +76,21 @@ extern "C" Datum simhash_tsvector(PG_FUNCTION_ARGS) {
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
 
+/*
+ * A list of features or weights is one-dimensional: a matrix would pair
+ * features with weights by their order in storage, whatever the two shapes
+ * (as hstore(text[], text[]) refuses, and pgvector's array casts).
+ */
+static void check_one_dimensional(ArrayType* array, const char* what) {
+    if (ARR_NDIM(array) > 1)
+        ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR), errmsg("%s array must be one-dimensional", what),
+                        errdetail("The array has %d dimensions.", ARR_NDIM(array))));
+}
+
 /* Elements of a text[] argument; NULL elements are an error. */
 static void text_elements(ArrayType* array, const char* what, Datum** elements, int* count) {
     bool* nulls;
+    check_one_dimensional(array, what);
     deconstruct_array(array, TEXTOID, -1, false, TYPALIGN_INT, elements, &nulls, count);
     for (int i = 0; i < *count; ++i)
         if (nulls[i])
@@ -108,8 +125,10 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
     Datum* weights;
     bool* weight_nulls;
     int weight_count;
-    deconstruct_array(PG_GETARG_ARRAYTYPE_P(1), FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE,
-                      &weights, &weight_nulls, &weight_count);
+    ArrayType* weight_array = PG_GETARG_ARRAYTYPE_P(1);
+    check_one_dimensional(weight_array, "weight");
+    deconstruct_array(weight_array, FLOAT8OID, sizeof(float8), FLOAT8PASSBYVAL, TYPALIGN_DOUBLE, &weights,
+                      &weight_nulls, &weight_count);
     if (weight_count != count)
         ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
                         errmsg("simhash got %d features but %d weights", count, weight_count),

@@ -19,6 +19,9 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "catalog/pg_statistic.h"
+#include "executor/executor.h"
+#include "nodes/makefuncs.h"
+#include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
 }
@@ -75,6 +78,30 @@ void fill_model(VariableStatData *vardata, ColumnModel *m) {
 double at_least_floor(double s) { return s > simhash::kMinRadiusSelectivity ? s : simhash::kMinRadiusSelectivity; }
 
 }  // namespace
+
+bool simhash_radius_operand(PlannerInfo *root, Node *operand, Oid fp_type, Node **query, int *radius) {
+    Node *r = NULL;
+    if (IsA(operand, RowExpr) && list_length(((RowExpr *) operand)->args) == 2) {
+        List *fields = ((RowExpr *) operand)->args;
+        r = (Node *) lsecond(fields);
+        if (root) r = estimate_expression_value(root, r);
+        if (!IsA(r, Const) || ((Const *) r)->constisnull) return false;
+        *query = (Node *) linitial(fields);
+        *radius = DatumGetInt32(((Const *) r)->constvalue);
+    } else if (IsA(operand, Const) && !((Const *) operand)->constisnull) {
+        HeapTupleHeader row = DatumGetHeapTupleHeader(((Const *) operand)->constvalue);
+        bool qnull, rnull;
+        Datum q = GetAttributeByNum(row, 1, &qnull);
+        Datum rv = GetAttributeByNum(row, 2, &rnull);
+        if (rnull) return false;
+        *query = (Node *) makeConst(fp_type, -1, InvalidOid, sizeof(int64), q, qnull, FLOAT8PASSBYVAL);
+        *radius = DatumGetInt32(rv);
+    } else {
+        return false;
+    }
+    *radius = Min(64, Max(0, *radius));
+    return true;
+}
 
 double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varRelid, int radius) {
     VariableStatData vardata;

@@ -19,4 +19,17 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
 /* The share of pairs of rows within radius: args are the two sides of the join. */
 double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius);
 
+/* A radius unknown at plan time (a generic plan's parameter): contsel's share. */
+constexpr double kUnknownRadiusSelectivity = 0.001;
+
+/*
+ * The right operand of fp %<= ROW(q, r)::simhash_radius: the ROW the
+ * planner support of simhash_within builds (q a parameter or another
+ * table's column), or a constant simhash_radius, as a ROW of constants
+ * written by hand is folded to.  Sets *query (a node of type fp_type) and
+ * *radius (clamped to 0-64) and returns true when the radius is known at
+ * plan time.  root may be NULL (no parameter values to estimate from).
+ */
+bool simhash_radius_operand(PlannerInfo *root, Node *operand, Oid fp_type, Node **query, int *radius);
+
 #endif

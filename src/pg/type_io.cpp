@@ -27,8 +27,8 @@ static uint64_t parse_or_error(const char* text, size_t length) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                         errmsg("invalid input syntax for type simhash: \"%s\"", pnstrdup(text, length)),
                         errdetail("A simhash is 16 hexadecimal digits or 64 binary digits."),
-                        errhint("To fingerprint a text, pass it as text: simhash('...'::text) for a literal, "
-                                "simhash(column::text) for a column of type citext or name.")));
+                        errhint("If this was simhash('...') meant to fingerprint a text, write simhash('...'::text); "
+                                "for a column of type citext or name, simhash(column::text).")));
     return fp;
 }
 
