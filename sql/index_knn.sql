@@ -87,13 +87,15 @@ SELECT simhash_index_check('knn_fp', true);
 SET simhash.knn_first_pass_rows = -1;
 SHOW simhash.knn_first_pass_rows;
 -- KNN with a condition on another column that few rows pass.  The planner
--- prices LIMIT k as the share k / rows of a path's cost; an ordered scan
--- whose rows the condition mostly rejects reads k / share rows in distance
--- order instead, so it is priced at that depth: with 0.1% passing, LIMIT 1
--- reads about 1,000 rows in distance order (2.4 ms here), where sorting the
--- 60 rows of cat = 5 takes 0.1 ms (at 1M rows and LIMIT 10, 7-10 ms
--- against 1 ms; found by black-box testing).  When most rows pass, or
--- without a condition, the ordered scan stays.
+-- prices LIMIT k as the share k / rows of a path's cost, so an ordered scan
+-- whose rows the condition mostly rejects is charged for the walk to the
+-- depth k / share passing only if each row of the walk is priced as it
+-- costs: met in every partition and kept in distance order.  Priced as an
+-- index tuple alone, LIMIT 1 at 0.1% passing took the ordered scan, about
+-- 1,000 rows in distance order (2.4 ms here), where sorting the 60 rows of
+-- cat = 5 takes 0.1 ms (at 1M rows and LIMIT 10, 7-10 ms against 1 ms;
+-- found by black-box testing).  When most rows pass, or without a
+-- condition, the ordered scan stays.
 CREATE TEMP TABLE tagged AS SELECT i, fp, i % 1000 AS cat FROM knn;
 CREATE INDEX ON tagged USING simhash (fp);
 CREATE INDEX ON tagged (cat);
