@@ -244,12 +244,16 @@ SQL
     psql_q -c "SELECT sum(pg_prewarm(c)) FROM unnest(array['base', 'queries', 'queries_pkey', 't_bt', 'bt0', 'bt1', 'bt2', 'bt3', 't_sh', 'sh']) c" >/dev/null
     row "floor p50/p95 ms: query lookup, no search" "$(latency "$TMP/floor.sql" "$NQ" "$NWARM")"
     row "radius-3 p50/p95 ms, seq scan" "$(latency "$TMP/r3_seq.sql" "$NSEQ" 2)"
-    row "radius-3 p50/p95 ms, four btrees" "$(latency "$TMP/r3_bt.sql" "$NQ" "$NWARM")"
-    row "radius-3 p50/p95 ms, simhash" "$(latency "$TMP/r3_sh.sql" "$NQ" "$NWARM")"
+    local r3_bt r3_sh knn_u
+    r3_bt=$(latency "$TMP/r3_bt.sql" "$NQ" "$NWARM")
+    row "radius-3 p50/p95 ms, four btrees" "$r3_bt"
+    r3_sh=$(latency "$TMP/r3_sh.sql" "$NQ" "$NWARM")
+    row "radius-3 p50/p95 ms, simhash" "$r3_sh"
     row "KNN-10 p50/p95 ms, seq scan" "$(latency "$TMP/knn_seq.sql" "$NSEQ" 2)"
     row "KNN-10 p50/p95 ms, simhash (all queries)" "$(latency "$TMP/knn_sh_all.sql" "$((NQ / 5))" "$((NWARM / 5))")"
     row "KNN-10 p50/p95 ms, simhash (q in a cluster)" "$(latency "$TMP/knn_sh.sql" "$NQ" "$NWARM")"
-    row "KNN-10 p50/p95 ms, simhash (q uniform)" "$(latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))")"
+    knn_u=$(latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))")
+    row "KNN-10 p50/p95 ms, simhash (q uniform)" "$knn_u"
     row "KNN-10 within radius 6 p50/p95 ms, q uniform" "$(latency "$TMP/knn6_sh_u.sql" "$NQ" "$NWARM")"
     row "build s, four btrees" "$bt_build"
     row "build s, simhash" "$sh_build"
@@ -264,6 +268,18 @@ SQL
     bulk=($(abba bulk_run t_bt t_sh))
     row "rows/s (WAL bytes/row) in one INSERT ... SELECT, four btrees" "${bulk[0]} (${bulk[1]})"
     row "rows/s (WAL bytes/row) in one INSERT ... SELECT, simhash" "${bulk[2]} (${bulk[3]})"
+    # the issue's targets (set for 10M rows) as ratios of this run's figures
+    awk -v r3bt="${r3_bt%% *}" -v r3sh="${r3_sh%% *}" -v knn="${knn_u%% *}" -v bb="$bt_build" -v sb="$sh_build" \
+        -v bs="$bt_size" -v ss="$sh_size" -v bi="${ins[0]}" -v si="${ins[2]}" 'function ratio(a, b) { return b > 0 ? a / b : 0 }
+        function line(what, value, unit, goal, ok) { printf "  %-44s %7.2f%s  (target %s: %s)\n", what, value, unit, goal, ok ? "met" : "NOT met" }
+        BEGIN {
+            print "ratios against the four btrees of this run (targets set for 10M rows):"
+            line("radius-3 p50, btrees / simhash", ratio(r3bt, r3sh), "x", ">= 10x", ratio(r3bt, r3sh) >= 10)
+            line("isolated KNN-10 p50 (q uniform)", knn, " ms", "< 1 ms", knn > 0 && knn < 1)
+            line("build time, simhash / btrees", ratio(sb, bb), "x", "<= 1.5x", ratio(sb, bb) <= 1.5)
+            line("index size, simhash / btrees", ratio(ss, bs), "x", "<= 2x", ratio(ss, bs) <= 2)
+            line("single-row inserts/s, simhash / btrees", ratio(si, bi), "x", ">= 1x", ratio(si, bi) >= 1)
+        }' | tee -a "$RESULTS"
     echo "  EXPLAIN (ANALYZE, BUFFERS) of one radius-3 query:" | tee -a "$RESULTS"
     tee -a "$RESULTS" <"$TMP/explain"
 }
