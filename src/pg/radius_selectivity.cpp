@@ -109,6 +109,21 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
     bool varonleft;
     if (!get_restriction_variable(root, args, varRelid, &vardata, &other, &varonleft))
         return simhash::radius_selectivity(radius);
+    /*
+     * Another table's column, as the inner index scan of a nested loop sees
+     * the outer row's fingerprint: the rows a random outer row matches, the
+     * join's own estimate (most common values against each other included).
+     * Modelled as a query like this column's rows, an inner scan whose
+     * outer rows hit a fingerprint stored in 74,769 rows was estimated at 1
+     * row a loop for 19,784 (found by black-box testing).
+     */
+    Node *bare = other;
+    while (IsA(bare, RelabelType)) bare = (Node *) ((RelabelType *) bare)->arg;
+    if (IsA(bare, Var)) {
+        Node *self = varonleft ? (Node *) linitial(args) : (Node *) lsecond(args);
+        ReleaseVariableStats(vardata);
+        return simhash_radius_join_sel(root, list_make2(self, other), radius);
+    }
     ColumnModel m;
     fill_model(&vardata, &m);
     double sel;
