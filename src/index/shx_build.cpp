@@ -228,7 +228,7 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
             }
         }
     }
-    if (w->n == 0 || (key >> 48) != (w->cur[w->n - 1].key >> 48)) {
+    if (w->n == 0 || simhash::key_group(key) != simhash::key_group(w->cur[w->n - 1].key)) {
         w->cur_groups++;
         w->group_first = w->n;
     }

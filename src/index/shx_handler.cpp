@@ -101,12 +101,8 @@ int clause_radius(PlannerInfo *root, IndexOptInfo *index, RestrictInfo *rinfo) {
         case SHI_STRATEGY_SIMILAR:
             return simhash_threshold;
         case SHI_STRATEGY_WITHIN: {
-            Node *query;
             int radius;
-            if (simhash_radius_operand(root, (Node *) lsecond(op->args), exprType((Node *) linitial(op->args)), &query,
-                                       &radius))
-                return radius;
-            return -1;
+            return simhash_radius_operator_args(root, op->args, NULL, &radius) ? radius : -1;
         }
         default:
             return -1;
@@ -146,45 +142,39 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     double leafpages = Max(1.0, ((double) index->pages - 1 - dirpages) / nparts);
     double per_page = Max(1.0, tuples * nparts / Max(1.0, leafpages * nparts));
     int width = 64 / nparts;
-    int widths[SHI_MAX_PARTS], probed;
-    for (int p = 0; p < nparts; p++) widths[p] = width;
-    double spc_random = random_page_cost;
-    double pages = 0;
-    /*
-     * Pages read and their cost for probes of key ranges holding per_block
-     * rows each.  A probe jumps to its first page; the rest of its range
-     * follows along the chain, page after page, as a btree range scan's
-     * leaves do (priced at random_page_cost each, a first pass of KNN at 8
-     * blocks, whose ranges span 5 pages, came to three times its time).
-     */
-    auto probe_work = [&](double probes, double per_block) {
-        pages = probes * (1.0 + per_block / per_page);
-        if (pages > leafpages) pages = leafpages; /* one partition read whole */
-        double entries = pages * per_page;
-        double jumps = Min(probes, pages);
-        /* repeated probes in a nested loop mostly hit cache */
-        double cached = index_pages_fetched(pages * loop_count, (BlockNumber) index->pages, (double) index->pages,
-                                            root) /
-                        Max(loop_count, 1.0) / pages;
-        return cached * (jumps * spc_random + (pages - jumps) * seq_page_cost) +
-               (pages < leafpages ? probes : 0) * 0.1 * spc_random + entries * cpu_operator_cost;
-    };
+    double probes;
+    if (any) {
+        int widths[SHI_MAX_PARTS], probed;
+        for (int p = 0; p < nparts; p++) widths[p] = width;
+        probes = simhash::radius_probe_count(radius, nparts, widths, &probed); /* as the scan probes */
+    } else {
+        /* KNN: assume levels 0 and 1; a full index scan: every page */
+        probes = path->indexorderbys != NIL ? nparts * (double) simhash::probes_within(width, 1) : 1e30;
+    }
     /* rows per probed key range: a block value's, or at radius 0 the one key's */
     double per_block = any && radius == 0 ? 1.0 : tuples / ldexp(1.0, width);
-    double work;
-    if (any)
-        work = probe_work(simhash::radius_probe_count(radius, nparts, widths, &probed), per_block); /* as the scan probes */
-    else if (path->indexorderbys != NIL)
-        work = probe_work(nparts * (double) simhash::probes_within(width, 1), per_block); /* KNN: levels 0 and 1 */
-    else
-        work = probe_work(1e30, per_block); /* a full index scan */
+    double pages = probes * (1.0 + per_block / per_page);
+    if (pages > leafpages) pages = leafpages; /* one partition read whole */
+    double entries = pages * per_page;
+    double spc_random = random_page_cost;
+    /*
+     * A probe jumps to its first page; the rest of its range follows along
+     * the chain, page after page, as a btree range scan's leaves do (priced
+     * at random_page_cost each, a first pass of KNN at 8 blocks, whose
+     * ranges span 5 pages, came to three times its time).
+     */
+    double jumps = Min(probes, pages);
+    /* repeated probes in a nested loop mostly hit cache */
+    double cached = index_pages_fetched(pages * loop_count, (BlockNumber) index->pages, (double) index->pages, root) /
+                    Max(loop_count, 1.0) / pages;
+    double work = cached * (jumps * spc_random + (pages - jumps) * seq_page_cost) +
+                  (pages < leafpages ? probes : 0) * 0.1 * spc_random + entries * cpu_operator_cost;
     /*
      * A KNN scan probes and sorts its first pass before it returns a row; a
      * startup of 0 priced LIMIT 10 at 1M rows at a thousandth of a full
      * ordered scan, 0.3 against a sequential scan's 18,000, where it takes
      * about as long as reading 200 of those units' worth of pages.
      */
-    double work_pages = pages;
     *indexStartupCost = path->indexorderbys != NIL ? work : 0;
     *indexTotalCost = work + costs.numIndexTuples * cpu_index_tuple_cost;
     /*
@@ -206,7 +196,7 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     /* uniformly random fingerprints within the smallest radius, but at least one row */
     *indexSelectivity = any ? Max(simhash::uniform_within_share(radius), 1.0 / tuples) : 1.0;
     *indexCorrelation = 0;
-    *indexPages = work_pages;
+    *indexPages = pages;
 }
 
 bool shi_validate(Oid opclassoid) {

@@ -10,9 +10,7 @@
 
 extern "C" {
 #include "catalog/pg_type.h"
-#include "nodes/nodeFuncs.h"
 #include "utils/array.h"
-#include "utils/selfuncs.h"
 
 PG_FUNCTION_INFO_V1(simhash_hamming);
 PG_FUNCTION_INFO_V1(simhash_similar_op);
@@ -60,26 +58,20 @@ extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) {
  */
 extern "C" Datum simhash_within_radius_sel(PG_FUNCTION_ARGS) {
     PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
-    List *args = (List *) PG_GETARG_POINTER(2);
-    int varRelid = PG_GETARG_INT32(3);
-    Node *query;
+    List *pair;
     int radius;
-    if (list_length(args) != 2 ||
-        !simhash_radius_operand(root, (Node *) lsecond(args), exprType((Node *) linitial(args)), &query, &radius))
+    if (!simhash_radius_operator_args(root, (List *) PG_GETARG_POINTER(2), &pair, &radius))
         PG_RETURN_FLOAT8(kUnknownRadiusSelectivity);
-    PG_RETURN_FLOAT8(
-        simhash_radius_restriction_sel(root, list_make2(linitial(args), query), varRelid, radius));
+    PG_RETURN_FLOAT8(simhash_radius_restriction_sel(root, pair, PG_GETARG_INT32(3), radius));
 }
 
 extern "C" Datum simhash_within_radius_joinsel(PG_FUNCTION_ARGS) {
     PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
-    List *args = (List *) PG_GETARG_POINTER(2);
-    Node *query;
+    List *pair;
     int radius;
-    if (list_length(args) != 2 ||
-        !simhash_radius_operand(root, (Node *) lsecond(args), exprType((Node *) linitial(args)), &query, &radius))
+    if (!simhash_radius_operator_args(root, (List *) PG_GETARG_POINTER(2), &pair, &radius))
         PG_RETURN_FLOAT8(kUnknownRadiusSelectivity);
-    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, list_make2(linitial(args), query), radius));
+    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, pair, radius));
 }
 
 extern "C" Datum simhash_within(PG_FUNCTION_ARGS) {

@@ -21,6 +21,7 @@ extern "C" {
 #include "catalog/pg_statistic.h"
 #include "executor/executor.h"
 #include "nodes/makefuncs.h"
+#include "nodes/nodeFuncs.h"
 #include "optimizer/optimizer.h"
 #include "utils/lsyscache.h"
 #include "utils/selfuncs.h"
@@ -79,7 +80,10 @@ double at_least_floor(double s) { return s > simhash::kMinRadiusSelectivity ? s 
 
 }  // namespace
 
-bool simhash_radius_operand(PlannerInfo *root, Node *operand, Oid fp_type, Node **query, int *radius) {
+namespace {
+
+/* The right operand of %<=: *query (a node of type fp_type) and *radius, when known. */
+bool radius_operand(PlannerInfo *root, Node *operand, Oid fp_type, Node **query, int *radius) {
     Node *r = NULL;
     if (IsA(operand, RowExpr) && list_length(((RowExpr *) operand)->args) == 2) {
         List *fields = ((RowExpr *) operand)->args;
@@ -100,6 +104,17 @@ bool simhash_radius_operand(PlannerInfo *root, Node *operand, Oid fp_type, Node 
         return false;
     }
     *radius = Min(64, Max(0, *radius));
+    return true;
+}
+
+}  // namespace
+
+bool simhash_radius_operator_args(PlannerInfo *root, List *args, List **pair, int *radius) {
+    if (list_length(args) != 2) return false;
+    Node *fp = (Node *) linitial(args);
+    Node *query;
+    if (!radius_operand(root, (Node *) lsecond(args), exprType(fp), &query, radius)) return false;
+    if (pair) *pair = list_make2(fp, query);
     return true;
 }
 

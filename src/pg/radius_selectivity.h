@@ -23,13 +23,13 @@ double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius);
 constexpr double kUnknownRadiusSelectivity = 0.001;
 
 /*
- * The right operand of fp %<= ROW(q, r)::simhash_radius: the ROW the
- * planner support of simhash_within builds (q a parameter or another
- * table's column), or a constant simhash_radius, as a ROW of constants
- * written by hand is folded to.  Sets *query (a node of type fp_type) and
- * *radius (clamped to 0-64) and returns true when the radius is known at
- * plan time.  root may be NULL (no parameter values to estimate from).
+ * The arguments of fp %<= ROW(q, r)::simhash_radius.  Its right operand is
+ * the ROW the planner support of simhash_within builds (q a parameter or
+ * another table's column), or a constant simhash_radius, as a ROW of
+ * constants written by hand is folded to.  Sets *pair (unless NULL) to
+ * (fp, q), the arguments of the estimates above, and *radius (clamped to
+ * 0-64); false when the radius is not known at plan time.
  */
-bool simhash_radius_operand(PlannerInfo *root, Node *operand, Oid fp_type, Node **query, int *radius);
+bool simhash_radius_operator_args(PlannerInfo *root, List *args, List **pair, int *radius);
 
 #endif
