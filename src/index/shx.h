@@ -495,6 +495,12 @@ static inline BlockNumber shi_next_leaf_past(const ShiPageOpaque *op, BlockNumbe
 /* pages */
 void shi_init_page(Page page, uint16 flags, uint16 part);
 const ShiState *shi_get_state(Relation index);
+/*
+ * The on-disk version of an index built by an earlier build, which
+ * shi_get_state refuses, or 0: for the cost estimate, which must not fail
+ * (see shi_costestimate).
+ */
+uint32 shi_old_version(Relation index);
 void shi_fill_state(ShiState *st, const ShiMetaPageData *meta);
 int shi_reloption_parts(Relation index);
 int shi_reloption_fillfactor(Relation index);

@@ -109,6 +109,25 @@ int clause_radius(PlannerInfo *root, IndexOptInfo *index, RestrictInfo *rinfo) {
     }
 }
 
+/*
+ * Once per session and index, as PostgreSQL warns of an index whose
+ * collation version changed: the planner leaves the index aside, so
+ * searches are sequential scans until it is rebuilt.
+ */
+void warn_old_index_once(Relation index, uint32 version) {
+    static List *warned = NIL; /* index OIDs, in TopMemoryContext */
+    Oid relid = RelationGetRelid(index);
+    if (list_member_oid(warned, relid)) return;
+    MemoryContext old = MemoryContextSwitchTo(TopMemoryContext);
+    warned = lappend_oid(warned, relid);
+    MemoryContextSwitchTo(old);
+    ereport(WARNING, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                      errmsg("index \"%s\" has on-disk version %u, which this simhash build no longer reads; "
+                             "queries do not use it",
+                             RelationGetRelationName(index), version),
+                      errhint("To fix this, do REINDEX INDEX \"%s\".", RelationGetRelationName(index))));
+}
+
 }  // namespace
 
 void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *indexStartupCost,
@@ -121,8 +140,26 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
 
     int nparts = SHI_DEFAULT_PARTS;
     Relation irel = index_open(index->indexoid, NoLock);
-    if (RelationGetNumberOfBlocks(irel) > 0) nparts = shi_get_state(irel)->nparts;
+    uint32 old_version = RelationGetNumberOfBlocks(irel) > 0 ? shi_old_version(irel) : 0;
+    if (old_version != 0)
+        warn_old_index_once(irel, old_version);
+    else if (RelationGetNumberOfBlocks(irel) > 0)
+        nparts = shi_get_state(irel)->nparts;
     index_close(irel, NoLock);
+    if (old_version != 0) {
+        /*
+         * An index only a REINDEX makes readable is priced out of every plan
+         * rather than failing the estimate: the planner costs an index-only
+         * scan for count(*) and SELECT fp, so an error here failed every
+         * such query on the table, not just the searches.  Inserts still
+         * fail, with the hint (they cannot write the old format).
+         */
+        *indexStartupCost = *indexTotalCost = 10 * disable_cost;
+        *indexSelectivity = 1.0;
+        *indexCorrelation = 0;
+        *indexPages = index->pages;
+        return;
+    }
 
     int radius = 64;
     bool any = false;

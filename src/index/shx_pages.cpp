@@ -94,6 +94,20 @@ static void drop_orphaned_state(Relation index) {
     }
 }
 
+/* The version of a metapage written by an earlier build, which this one no longer reads; else 0. */
+static uint32 old_meta_version(const ShiMetaPageData *meta) {
+    return meta->magic == SHI_MAGIC && meta->version < SHI_VERSION ? meta->version : 0;
+}
+
+uint32 shi_old_version(Relation index) {
+    if (index->rd_amcache != NULL) return 0;
+    Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
+    LockBuffer(buf, BUFFER_LOCK_SHARE);
+    uint32 version = old_meta_version((const ShiMetaPageData *) PageGetContents(BufferGetPage(buf)));
+    UnlockReleaseBuffer(buf);
+    return version;
+}
+
 const ShiState *shi_get_state(Relation index) {
     if (index->rd_amcache == NULL) {
         Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
@@ -101,8 +115,7 @@ const ShiState *shi_get_state(Relation index) {
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, SHI_METAPAGE_BLKNO, SHI_META);
         ShiMetaPageData *meta = (ShiMetaPageData *) PageGetContents(page);
-        if (meta->magic == SHI_MAGIC && meta->version < SHI_VERSION) {
-            uint32 version = meta->version;
+        if (uint32 version = old_meta_version(meta)) {
             UnlockReleaseBuffer(buf);
             /* as GIN does for its old page format */
             ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),

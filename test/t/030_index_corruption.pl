@@ -163,16 +163,37 @@ damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 12 + 4 + 2, pack('v', 0
     $node->start;
 }
 # an index written in on-disk version 2 (whole 6-byte tids) or 1 (groups
-# interleaved with their entries): refused by name, with the way out
-# (metapage: magic, then version)
-damaged_case('on-disk version 2', 24 + 4, pack('V', 2),
-             qr/index "t_fp" has on-disk version 2, which this simhash build no longer reads\nHINT:  To fix this, do REINDEX INDEX "t_fp"/,
-             qr/0A000/);
-# an index written in on-disk version 1 (groups interleaved with their
-# entries): refused by name, with the way out (metapage: magic, then version)
-damaged_case('on-disk version 1', 24 + 4, pack('V', 1),
-             qr/index "t_fp" has on-disk version 1, which this simhash build no longer reads\nHINT:  To fix this, do REINDEX INDEX "t_fp"/,
-             qr/0A000/);
+# interleaved with their entries; the metapage holds magic, then version):
+# the planner leaves it aside with one WARNING a session naming the way out,
+# so queries on the table still run (they failed at planning, count(*)
+# included, as the cost estimate read the metapage), while an insert, which
+# cannot write the old format, and simhash_index_check refuse it by name
+{
+    my $near = "SELECT count(*) FROM t WHERE simhash_within(fp, '0123456789abcdef', 3)";
+    my $answers = $node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $near; SELECT count(*) FROM t");
+    for my $v (2, 1) {
+        $node->stop;
+        my $saved = substr(read_file_bytes(), 24 + 4, 4);
+        write_at(24 + 4, pack('V', $v));
+        $node->start;
+        my ($rc, $out, $err) = $node->psql('postgres', "$near; SELECT count(*) FROM t; EXPLAIN (COSTS OFF) $near; $near");
+        is($rc, 0, "on-disk version $v: queries on the table run");
+        my @warned = $err =~ /WARNING:  index "t_fp" has on-disk version $v, which this simhash build no longer reads; queries do not use it\nHINT:  To fix this, do REINDEX INDEX "t_fp"/g;
+        is(scalar @warned, 1, "on-disk version $v: one WARNING in the session, with the way out");
+        my @lines = split /\n/, $out;
+        is(join("\n", @lines[0, 1]), $answers, "on-disk version $v: answers of a sequential scan");
+        like($out, qr/Seq Scan on t/, "on-disk version $v: the plan leaves the index aside");
+        ($rc, $out, $err) = $node->psql('postgres', "INSERT INTO t VALUES (0, '0123456789abcdef')");
+        isnt($rc, 0, "on-disk version $v: an insert fails");
+        like($err, qr/index "t_fp" has on-disk version $v, which this simhash build no longer reads\nHINT:  To fix this, do REINDEX INDEX "t_fp"/,
+             "on-disk version $v: the insert names the way out");
+        ($rc, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('t_fp')", extra_params => [ '-v', 'VERBOSITY=verbose' ]);
+        like($err, qr/0A000/, "on-disk version $v: simhash_index_check refuses it");
+        $node->stop;
+        write_at(24 + 4, $saved);
+        $node->start;
+    }
+}
 # a leaf's right link back to itself: an error, not a walk round for ever
 damaged_case('leaf linked to itself', $leaf_at + $special + 16, pack('V', $leaf),
              qr/index "t_fp" page $leaf links to page $leaf, which does not start where it ends/, qr/XX002/);
