@@ -1,6 +1,7 @@
 #include "fingerprint.hpp"
 
 #include <cmath>
+#include <cstring>
 
 #ifndef XXH_INLINE_ALL
 #define XXH_INLINE_ALL
@@ -58,10 +59,43 @@ void RealVotes::accumulate(int i, double x) noexcept {
     sums_[i] = t;
 }
 
+namespace {
+typedef double Doubles2 __attribute__((vector_size(16)));
+typedef uint64_t Bits2 __attribute__((vector_size(16)));
+constexpr uint64_t kSignBit = uint64_t{1} << 63;
+}  // namespace
+
+// accumulate() on the 64 bits, two at a time and without a branch: the same
+// operations on the same values, so the same sums to the last bit.  Written
+// with branches, as accumulate() is, the random bits of the hash and the
+// comparison of magnitudes were mispredicted half the time: 250 ns a vote,
+// five times this, which made an IDF fingerprint five times a plain one.
 void RealVotes::add(uint64_t hash, double weight) noexcept {
     if (weight == 0.0) return;
-    for (int i = 0; i < 64; ++i) accumulate(i, ((hash >> i) & 1) ? weight : -weight);
-    magnitude_ += std::fabs(weight);
+    uint64_t negative;
+    std::memcpy(&negative, &weight, sizeof negative);
+    negative ^= kSignBit;
+    const Bits2 minus_weight = {negative, negative};
+    const Bits2 magnitude_bits = {~kSignBit, ~kSignBit};
+    const double magnitude = std::fabs(weight);
+    const Doubles2 weight_magnitude = {magnitude, magnitude};
+    for (int i = 0; i < 64; i += 2) {
+        // +weight where the hash has a 1, -weight where it has a 0
+        const Bits2 sign = {((hash >> i) & 1) << 63, ((hash >> (i + 1)) & 1) << 63};
+        const Doubles2 x = (Doubles2) (minus_weight ^ sign);
+        Doubles2 s, c;
+        std::memcpy(&s, &sums_[i], sizeof s);
+        std::memcpy(&c, &compensation_[i], sizeof c);
+        const Doubles2 t = s + x;
+        // all ones in a lane where |s| >= |x|: s is the larger addend there
+        const Bits2 s_larger = (Bits2) ((Doubles2) ((Bits2) s & magnitude_bits) >= weight_magnitude);
+        const Doubles2 larger = (Doubles2) (((Bits2) s & s_larger) | ((Bits2) x & ~s_larger));
+        const Doubles2 smaller = (Doubles2) (((Bits2) x & s_larger) | ((Bits2) s & ~s_larger));
+        c += (larger - t) + smaller;
+        std::memcpy(&sums_[i], &t, sizeof t);
+        std::memcpy(&compensation_[i], &c, sizeof c);
+    }
+    magnitude_ += magnitude;
     ++features_;
     tie_break_ += tie_mix(hash);
 }

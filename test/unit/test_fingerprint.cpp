@@ -119,6 +119,50 @@ TEST(Fingerprint, WeightedSumsDoNotDependOnOrder) {
     EXPECT_FALSE(merged_lr.overflowed());
 }
 
+// RealVotes::add computes two bits at a time without branches; it must give
+// what Neumaier's summation written plainly (rule 5) gives, bit for bit.
+// Large weights that cancel leave the small ones to decide each bit, so a
+// compensation term computed wrongly (the two addends swapped, say) shows
+// in the fingerprint.
+TEST(Fingerprint, WeightedVotesMatchPlainCompensatedSums) {
+    std::mt19937_64 rng(11);
+    int flipped_by_compensation = 0;
+    for (int trial = 0; trial < 2000; ++trial) {
+        simhash::RealVotes real;
+        double sums[64] = {}, compensation[64] = {};
+        uint64_t tie_break = 0;
+        int count = 1 + int(rng() % 40);
+        for (int k = 0; k < count; ++k) {
+            const uint64_t h = rng();
+            double w = std::ldexp(double(rng() % 1000 + 1), int(rng() % 80) - 40);
+            if (rng() % 2) w = -w;
+            // half the time, a large weight that a later vote takes back
+            const bool cancel = rng() % 2;
+            const double big = std::ldexp(1.0, 50 + int(rng() % 20));
+            std::vector<std::pair<uint64_t, double>> votes = {{h, w}};
+            if (cancel) votes = {{h ^ rng(), big}, {h, w}, {0, 0}};
+            for (auto& [vh, vw] : votes) {
+                if (cancel && vw == 0) { vh = votes[0].first; vw = -big; }
+                real.add(vh, vw);
+                for (int i = 0; i < 64; ++i) {
+                    const double x = ((vh >> i) & 1) ? vw : -vw, sum = sums[i], t = sum + x;
+                    compensation[i] += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+                    sums[i] = t;
+                }
+                tie_break += simhash::tie_mix(vh);
+            }
+        }
+        uint64_t expected = 0;
+        for (int i = 0; i < 64; ++i) {
+            const double sum = sums[i] + compensation[i];
+            if ((sum > 0) != (sums[i] > 0)) ++flipped_by_compensation;  // the compensation flips the bit
+            if (sum > 0 || (sum == 0 && ((tie_break >> i) & 1))) expected |= uint64_t{1} << i;
+        }
+        ASSERT_EQ(real.fingerprint(), expected) << "trial " << trial;
+    }
+    EXPECT_GT(flipped_by_compensation, 100) << flipped_by_compensation;
+}
+
 // Overflow is decided by the weights, not their order: +1e308 twice and
 // -1e308 once overflowed a running sum in one order and not in another.
 TEST(Fingerprint, WeightOverflowDoesNotDependOnOrder) {

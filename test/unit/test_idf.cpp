@@ -1,5 +1,6 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <random>
 #include <string>
@@ -100,6 +101,43 @@ TEST(Idf, LookupFindsPresentAndMissesAbsent) {
     EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 25), 0u);
     EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), ~0ULL - 1), 0u);
     EXPECT_EQ(simhash::idf_lookup(nullptr, 0, 10), 0u);
+}
+
+// The lookup interpolates on the hashes' spread; on tables spread evenly and
+// unevenly (every hash in a narrow band, or clustered at both ends, as a
+// table built by hand may be) it must find what bisection finds.
+TEST(Idf, LookupAgreesWithBisectionOnEvenAndUnevenTables) {
+    std::mt19937_64 rng(5);
+    auto reference = [](const std::vector<IdfEntry>& t, uint64_t h) -> uint64_t {
+        auto it = std::lower_bound(t.begin(), t.end(), h, [](const IdfEntry& e, uint64_t x) { return e.hash < x; });
+        return (it != t.end() && it->hash == h) ? it->df : 0;
+    };
+    for (int shape = 0; shape < 4; ++shape) {
+        for (size_t n : {1, 2, 9, 10, 100, 5000, 200000}) {
+            std::vector<IdfEntry> t;
+            for (size_t i = 0; i < n; ++i) {
+                uint64_t h = rng();
+                if (shape == 1) h >>= 40;                                        // a narrow band at the bottom
+                if (shape == 2) h = (i % 2) ? ~(h >> 50) : (h >> 50);            // both ends
+                if (shape == 3) h = (i < n / 2) ? i : uint64_t(1) << 63 | (h >> 1);  // a run, then spread
+                t.push_back({h, 2 + i % 7});
+            }
+            std::sort(t.begin(), t.end(), [](const IdfEntry& a, const IdfEntry& b) { return a.hash < b.hash; });
+            t.erase(std::unique(t.begin(), t.end(), [](const IdfEntry& a, const IdfEntry& b) { return a.hash == b.hash; }),
+                    t.end());
+            for (int q = 0; q < 3000; ++q) {
+                uint64_t h = t[rng() % t.size()].hash;
+                switch (q % 5) {
+                    case 1: h += 1; break;
+                    case 2: h -= 1; break;
+                    case 3: h = rng() >> (rng() % 64); break;
+                    case 4: h = (q % 2) ? 0 : ~0ULL; break;
+                }
+                ASSERT_EQ(simhash::idf_lookup(t.data(), t.size(), h), reference(t, h))
+                    << "shape " << shape << ", " << t.size() << " entries, hash " << h;
+            }
+        }
+    }
 }
 
 TEST(Idf, WeightIsTheDocumentedFormula) {
