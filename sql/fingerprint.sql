@@ -152,8 +152,22 @@ SELECT simhash_agg(term, weight) AS serial FROM agg_terms \gset
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT simhash_agg(term, weight) FROM agg_terms;
 SELECT simhash_agg(term, weight) = :'serial'::simhash AS parallel_matches FROM agg_terms;
+-- Workers' shares of the weights can each stay below the largest double
+-- that their total passes (1.5e303 x 200,000 = 3e308): combining them is
+-- checked too.  It was not, and the parallel plan returned a fingerprint
+-- of infinite sums where the serial one fails.  (Which process reports it
+-- depends on the split, hence the bare SQLSTATE.)
+CREATE TABLE agg_huge AS SELECT 'f' || i AS f, 1.5e303::float8 AS w FROM generate_series(1, 200000) i;
+ANALYZE agg_huge;
+SET parallel_leader_participation = off;
+EXPLAIN (COSTS OFF) SELECT simhash_agg(f, w) FROM agg_huge;
+\set VERBOSITY sqlstate
+SELECT simhash_agg(f, w) FROM agg_huge;
+\set VERBOSITY default
+RESET parallel_leader_participation;
 RESET parallel_setup_cost; RESET parallel_tuple_cost; RESET min_parallel_table_scan_size; RESET max_parallel_workers_per_gather;
-DROP TABLE agg_terms;
+SELECT simhash_agg(f, w) FROM agg_huge;
+DROP TABLE agg_terms, agg_huge;
 
 -- Bit balance over many unrelated texts (fresh random words each): every bit near 1/2.
 WITH docs AS (

@@ -7,6 +7,7 @@
  */
 #include "feature_votes.h"
 
+#include <cfloat>
 #include <new>
 
 extern "C" {
@@ -37,7 +38,9 @@ static Datum add_feature(FunctionCallInfo fcinfo, simhash::RealVotes* votes, dou
     if (!feature_text_hash(PG_GETARG_TEXT_PP(1), &hash)) PG_RETURN_POINTER(votes);
     votes->add(hash, weight);
     if (votes->overflowed())
-        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double")));
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double"),
+                        errdetail("The absolute values of the weights add up past %g at feature \"%s\" (weight %g).",
+                                  DBL_MAX, message_excerpt(PG_GETARG_TEXT_PP(1)), weight)));
     PG_RETURN_POINTER(votes);
 }
 
@@ -62,6 +65,14 @@ extern "C" Datum simhash_agg_combinefn(PG_FUNCTION_ARGS) {
     }
     simhash::RealVotes* votes = agg_state(fcinfo, "simhash_agg_combinefn");
     votes->merge(*(const simhash::RealVotes*) PG_GETARG_POINTER(1));
+    /*
+     * Parallel workers' shares can each stay below the limit that their
+     * total passes: unchecked here, a parallel plan returned a fingerprint
+     * of infinite sums where the serial one fails.
+     */
+    if (votes->overflowed())
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double"),
+                        errdetail("The absolute values of the weights add up past %g.", DBL_MAX)));
     PG_RETURN_POINTER(votes);
 }
 

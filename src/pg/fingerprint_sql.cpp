@@ -7,6 +7,8 @@
 
 #include "feature_votes.h"
 
+#include <cfloat>
+
 extern "C" {
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -135,6 +137,7 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
                         errdetail("The feature and weight arrays must have the same length.")));
 
     simhash::RealVotes votes;
+    int overflow_at = -1; /* the element whose weight took the sum of magnitudes past DBL_MAX */
     for (int i = 0; i < count; ++i) {
         if ((i & 0xFFFF) == 0) CHECK_FOR_INTERRUPTS();
         if (weight_nulls[i])
@@ -144,10 +147,17 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
         double weight = DatumGetFloat8(weights[i]);
         check_feature_weight(weight, DatumGetTextPP(features[i]));
         uint64_t hash;
-        if (feature_text_hash(DatumGetTextPP(features[i]), &hash)) votes.add(hash, weight);
+        if (feature_text_hash(DatumGetTextPP(features[i]), &hash)) {
+            votes.add(hash, weight);
+            if (overflow_at < 0 && votes.overflowed()) overflow_at = i;
+        }
     }
-    if (votes.overflowed())
-        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash weights overflow a double")));
+    /* after the loop, so that a NULL or non-finite weight anywhere is reported first, whatever its place */
+    if (overflow_at >= 0)
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash weights overflow a double"),
+                        errdetail("The absolute values of the weights add up past %g at weight %d (%g, of feature \"%s\").",
+                                  DBL_MAX, overflow_at + 1, DatumGetFloat8(weights[overflow_at]),
+                                  message_excerpt(DatumGetTextPP(features[overflow_at])))));
     if (votes.features() == 0) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
