@@ -93,4 +93,12 @@ double idf_weight(uint64_t documents, uint64_t df) noexcept {
     return std::log(1.0 + n / d);
 }
 
+void IdfWeights::reset(const IdfEntry* table, size_t count, uint64_t documents) noexcept {
+    table_ = table;
+    count_ = count;
+    documents_ = documents;
+    const Slot zero = {0, idf_weight(documents, idf_lookup(table, count, 0))};
+    for (Slot& slot : slots_) slot = zero;
+}
+
 }  // namespace simhash

@@ -44,7 +44,7 @@ size_t keep_common(const IdfEntry* table, size_t count, uint64_t min_df, IdfEntr
 // True when the hashes strictly increase and min_df <= df <= documents.
 bool idf_table_valid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept;
 
-// The df of hash by binary search, or 0 when the table does not hold it.
+// The df of hash, or 0 when the table does not hold it.
 uint64_t idf_lookup(const IdfEntry* table, size_t count, uint64_t hash) noexcept;
 
 // The weight of one occurrence of a feature in a corpus of `documents`
@@ -53,5 +53,35 @@ uint64_t idf_lookup(const IdfEntry* table, size_t count, uint64_t hash) noexcept
 // feature in every document.  Computed in double exactly as written, so SQL's
 // ln(1 + N::float8 / df) gives the same value.
 double idf_weight(uint64_t documents, uint64_t df) noexcept;
+
+// idf_weight() of the features of one table, remembered for the features
+// met lately in a direct-mapped cache on the low bits of their hash: texts
+// repeat their features, Chinese text its characters most of all, and the
+// common ones recur from text to text, where each occurrence would look its
+// df up in the table again (a cache miss in a large one) and take a
+// logarithm.  A slot always holds a hash and that hash's weight, so the
+// weights are the ones idf_weight() gives.  Trivially destructible, for
+// memory the caller owns.
+class IdfWeights {
+public:
+    // Starts over for a table, which must outlive the weights taken from it.
+    void reset(const IdfEntry* table, size_t count, uint64_t documents) noexcept;
+    double weight(uint64_t hash) noexcept {
+        Slot& slot = slots_[hash & (kSlots - 1)];
+        if (slot.hash != hash) slot = {hash, idf_weight(documents_, idf_lookup(table_, count_, hash))};
+        return slot.weight;
+    }
+
+private:
+    static constexpr size_t kSlots = 4096;
+    struct Slot {
+        uint64_t hash;
+        double weight;
+    };
+    const IdfEntry* table_ = nullptr;
+    size_t count_ = 0;
+    uint64_t documents_ = 0;
+    Slot slots_[kSlots];
+};
 
 }  // namespace simhash

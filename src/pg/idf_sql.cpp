@@ -8,10 +8,14 @@
  * The idf argument is usually the same large value on every row, so its
  * detoasted copy is cached in fn_extra, keyed by the argument's bytes as
  * passed: a TOAST pointer names one stored value, and an inline value is its
- * own key.
+ * own key.  With it are the weights of the features met lately
+ * (simhash::IdfWeights), which the following rows mostly meet again.
  */
 #include "feature_votes.h"
 #include "idf_datum.h"
+
+#include <new>
+#include <type_traits>
 
 extern "C" {
 #include "utils/builtins.h"
@@ -24,9 +28,11 @@ struct IdfCache {
     char* key; /* the argument's bytes as passed */
     size_t key_length;
     SimhashIdfHeader* value; /* detoasted and checked */
+    simhash::IdfWeights* weights; /* of value's table */
 };
+static_assert(std::is_trivially_destructible<simhash::IdfWeights>::value, "IdfWeights lives in palloc'd memory");
 
-static const SimhashIdfHeader* cached_idf(FunctionCallInfo fcinfo, int argno) {
+static IdfCache* cached_idf(FunctionCallInfo fcinfo, int argno) {
     MemoryContext fn_context = fcinfo->flinfo->fn_mcxt;
     IdfCache* cache = (IdfCache*) fcinfo->flinfo->fn_extra;
     if (cache == nullptr) {
@@ -39,7 +45,7 @@ static const SimhashIdfHeader* cached_idf(FunctionCallInfo fcinfo, int argno) {
     if (VARATT_IS_EXTERNAL(keyed) && !VARATT_IS_EXTERNAL_ONDISK(keyed)) keyed = PG_DETOAST_DATUM(PointerGetDatum(keyed));
     size_t key_length = VARSIZE_ANY(keyed);
     if (cache->value != nullptr && cache->key_length == key_length && memcmp(cache->key, keyed, key_length) == 0)
-        return cache->value;
+        return cache;
 
     if (cache->value != nullptr) {
         pfree(cache->value);
@@ -56,14 +62,17 @@ static const SimhashIdfHeader* cached_idf(FunctionCallInfo fcinfo, int argno) {
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("invalid simhash_idf value"),
                         errdetail("Size %zu, %llu documents, %llu features.", (size_t) VARSIZE(value),
                                   (unsigned long long) value->documents, (unsigned long long) value->entries)));
+    if (cache->weights == nullptr)
+        cache->weights = new (MemoryContextAlloc(fn_context, sizeof(simhash::IdfWeights))) simhash::IdfWeights();
+    cache->weights->reset(idf_entries(value), value->entries, value->documents);
     cache->key = key;
     cache->key_length = key_length;
     cache->value = value;
-    return value;
+    return cache;
 }
 
-static Datum idf_fingerprint(FunctionCallInfo fcinfo, const SimhashIdfHeader* idf, simhash::TokenizerKind kind,
-                             int n) {
+static Datum idf_fingerprint(FunctionCallInfo fcinfo, const IdfCache* cache, simhash::TokenizerKind kind, int n) {
+    const SimhashIdfHeader* idf = cache->value;
     if (idf->tokenizer != (uint8) kind || idf->ngram != n)
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("simhash_idf was counted with tokenizer %s, n = %d, not %s, n = %d",
@@ -72,16 +81,12 @@ static Datum idf_fingerprint(FunctionCallInfo fcinfo, const SimhashIdfHeader* id
                         errhint("Fingerprint with the tokenizer the simhash_idf was built with, or rebuild it "
                                 "with simhash_idf_agg(document, tokenizer, n).")));
 
-    const simhash::IdfEntry* entries = idf_entries(idf);
-    const size_t count = idf->entries;
-    const uint64 documents = idf->documents;
+    simhash::IdfWeights* weights = cache->weights;
     simhash::RealVotes votes;
-    for_each_text_feature(PG_GETARG_TEXT_PP(0), kind, n,
-                          [&votes, entries, count, documents](const char* feature, size_t length) {
-                              uint64_t hash = simhash::feature_hash(feature, length);
-                              uint64_t df = simhash::idf_lookup(entries, count, hash);
-                              votes.add(hash, simhash::idf_weight(documents, df));
-                          });
+    for_each_text_feature(PG_GETARG_TEXT_PP(0), kind, n, [&votes, weights](const char* feature, size_t length) {
+        uint64_t hash = simhash::feature_hash(feature, length);
+        votes.add(hash, weights->weight(hash));
+    });
     if (votes.features() == 0) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
@@ -92,8 +97,8 @@ static Datum idf_fingerprint(FunctionCallInfo fcinfo, const SimhashIdfHeader* id
  * frequencies were, so no other choice gives a meaningful fingerprint.
  */
 extern "C" Datum simhash_text_idf(PG_FUNCTION_ARGS) {
-    const SimhashIdfHeader* idf = cached_idf(fcinfo, 1);
-    return idf_fingerprint(fcinfo, idf, (simhash::TokenizerKind) idf->tokenizer, idf->ngram);
+    const IdfCache* cache = cached_idf(fcinfo, 1);
+    return idf_fingerprint(fcinfo, cache, (simhash::TokenizerKind) cache->value->tokenizer, cache->value->ngram);
 }
 
 extern "C" Datum simhash_text_idf_tokenized(PG_FUNCTION_ARGS) {

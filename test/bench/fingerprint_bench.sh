@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmark: simhash(text) throughput in SQL on real English and Chinese text,
 # as a ratio to md5(text) over the same rows in the same run (target: at most
-# 3x the cost of md5).  Not a test: it prints numbers and asserts nothing.
+# 3x the cost of md5), and the IDF-weighted simhash(body, idf) as a ratio to
+# simhash(body) (the weighted votes and the table lookups it adds).  Not a
+# test: it prints numbers and asserts nothing.
 #   bash test/bench/fingerprint_bench.sh [rounds, default 7]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -29,6 +31,8 @@ CREATE TABLE docs (language text, body text);
 ALTER TABLE docs ALTER body SET STORAGE EXTERNAL;
 INSERT INTO docs SELECT language, body FROM corpus;
 VACUUM ANALYZE docs;
+-- each language's document frequencies, for simhash(body, idf)
+CREATE TABLE idf_of AS SELECT language, simhash_idf_agg(body) AS idf FROM docs GROUP BY language;
 SQL
 
 # Median of $ROUNDS alternating runs of each expression over one language's rows.
@@ -44,15 +48,16 @@ DECLARE lang text; e text; r int;
 BEGIN
   FOREACH lang IN ARRAY ARRAY['en', 'zh'] LOOP
     FOR r IN 0 .. current_setting('bench.rounds')::int LOOP   -- round 0 warms the cache
-      FOREACH e IN ARRAY ARRAY['md5(body)', 'simhash(body)'] LOOP
+      FOREACH e IN ARRAY ARRAY['md5(body)', 'simhash(body)', 'simhash(body, idf)'] LOOP
         INSERT INTO timings VALUES (lang, e, r,
-          pg_temp.time_query(format('SELECT count(%s) FROM docs WHERE language = %L', e, lang)));
+          pg_temp.time_query(format('SELECT count(%s) FROM docs %s WHERE language = %L', e,
+                                    CASE WHEN e LIKE '%idf%' THEN 'JOIN idf_of USING (language)' ELSE '' END, lang)));
       END LOOP;
     END LOOP;
   END LOOP;
 END $$;
 \echo
-\echo 'simhash(text) against md5(text), same rows, median of the rounds'
+\echo 'simhash(text) against md5(text), and simhash(body, idf) against simhash(text), same rows, median of the rounds'
 WITH m AS (
   SELECT language, expr, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms
     FROM timings WHERE round > 0 GROUP BY language, expr
@@ -62,9 +67,11 @@ WITH m AS (
 SELECT s.language, s.docs, round(s.mb, 1) AS "MB",
        round(md5.ms::numeric, 1) AS "md5 ms", round(sh.ms::numeric, 1) AS "simhash ms",
        round((sh.ms / md5.ms)::numeric, 2) AS "simhash/md5",
-       round((s.mb / (sh.ms / 1000))::numeric, 0) AS "simhash MB/s"
+       round((s.mb / (sh.ms / 1000))::numeric, 0) AS "simhash MB/s",
+       round(idf.ms::numeric, 1) AS "idf ms", round((idf.ms / sh.ms)::numeric, 2) AS "idf/simhash"
   FROM sizes s
   JOIN m md5 ON md5.language = s.language AND md5.expr = 'md5(body)'
   JOIN m sh ON sh.language = s.language AND sh.expr = 'simhash(body)'
+  JOIN m idf ON idf.language = s.language AND idf.expr = 'simhash(body, idf)'
  ORDER BY s.language;
 SQL

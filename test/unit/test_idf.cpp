@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -101,6 +102,35 @@ TEST(Idf, LookupFindsPresentAndMissesAbsent) {
     EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 25), 0u);
     EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), ~0ULL - 1), 0u);
     EXPECT_EQ(simhash::idf_lookup(nullptr, 0, 10), 0u);
+}
+
+// The remembered weights are the ones idf_weight() gives, for hashes that
+// share a slot, for hash 0 (which every slot holds at first), and after a
+// reset to another table, whose weights must replace the first one's.
+TEST(Idf, RememberedWeightsEqualComputedOnes) {
+    std::mt19937_64 rng(9);
+    std::vector<IdfEntry> a, b;
+    for (uint64_t i = 0; i < 20000; ++i) a.push_back({rng(), 2 + rng() % 500});
+    a.push_back({0, 7});
+    for (uint64_t i = 0; i < 3000; ++i) b.push_back({a[i * 5].hash, 2 + rng() % 50});
+    for (auto* t : {&a, &b}) {
+        std::sort(t->begin(), t->end(), [](const IdfEntry& x, const IdfEntry& y) { return x.hash < y.hash; });
+        t->erase(std::unique(t->begin(), t->end(), [](const IdfEntry& x, const IdfEntry& y) { return x.hash == y.hash; }),
+                 t->end());
+    }
+    auto weights = std::make_unique<simhash::IdfWeights>();
+    for (int round = 0; round < 2; ++round) {
+        const std::vector<IdfEntry>& t = round == 0 ? a : b;
+        const uint64_t documents = round == 0 ? 1000 : 60;
+        weights->reset(t.data(), t.size(), documents);
+        for (int q = 0; q < 200000; ++q) {
+            uint64_t h = q % 3 == 0 ? rng() : a[rng() % 4096].hash;  // many repeats and shared slots
+            if (q % 1000 == 1) h = 0;
+            if (q % 1000 == 2) h = 4096 * (rng() % 16);  // slot 0, as hash 0
+            ASSERT_EQ(weights->weight(h), simhash::idf_weight(documents, simhash::idf_lookup(t.data(), t.size(), h)))
+                << "round " << round << ", hash " << h;
+        }
+    }
 }
 
 // The lookup interpolates on the hashes' spread; on tables spread evenly and
