@@ -359,7 +359,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
             Node *r = estimate_expression_value(req->root, (Node *) lthird(req->args));
             if (IsA(r, Const) && !((Const *) r)->constisnull) {
                 int radius = Min(64, Max(0, DatumGetInt32(((Const *) r)->constvalue)));
-                sel = req->is_join ? simhash_radius_join_sel(req->root, req->args, radius)
+                sel = req->is_join ? simhash_radius_join_sel(req->root, req->args, radius, req->sjinfo)
                                    : simhash_radius_restriction_sel(req->root, list_make2(linitial(req->args),
                                                                                           lsecond(req->args)),
                                                                     req->varRelid, radius);

@@ -47,7 +47,7 @@ extern "C" Datum simhash_similar_sel(PG_FUNCTION_ARGS) {
 extern "C" Datum simhash_similar_joinsel(PG_FUNCTION_ARGS) {
     PlannerInfo *root = (PlannerInfo *) PG_GETARG_POINTER(0);
     List *args = (List *) PG_GETARG_POINTER(2);
-    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, args, simhash_threshold));
+    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, args, simhash_threshold, (SpecialJoinInfo *) PG_GETARG_POINTER(4)));
 }
 
 /*
@@ -71,7 +71,7 @@ extern "C" Datum simhash_within_radius_joinsel(PG_FUNCTION_ARGS) {
     int radius;
     if (!simhash_radius_operator_args(root, (List *) PG_GETARG_POINTER(2), &pair, &radius))
         PG_RETURN_FLOAT8(kUnknownRadiusSelectivity);
-    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, pair, radius));
+    PG_RETURN_FLOAT8(simhash_radius_join_sel(root, pair, radius, (SpecialJoinInfo *) PG_GETARG_POINTER(4)));
 }
 
 extern "C" Datum simhash_within(PG_FUNCTION_ARGS) {

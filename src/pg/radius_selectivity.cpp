@@ -12,6 +12,8 @@
  */
 #include "radius_selectivity.h"
 
+#include <cmath>
+
 #include "bit_shares.hpp"
 #include "hamming.hpp"
 #include "mih_probe.hpp"
@@ -172,18 +174,57 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
  * matches itself in a self-join), each side's most common values against
  * the other's modelled rest, and rest against rest.
  */
-double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius) {
+/*
+ * A semi- or anti-join's selectivity is, for PostgreSQL, the share of outer
+ * rows that have a match (eqjoinsel_semi's meaning), not the share of pairs:
+ * taken as the pair share, the EXISTS of "which new rows have a stored near
+ * copy" was estimated at 1 row where 30% of them had one.  An outer row
+ * holding a common value matches the inner rows within the radius of it;
+ * another matches when it lies near an inner common value (each stored at
+ * least once), or else by the chance a random pair has, over inner_rows
+ * tries.
+ */
+static double semi_join_sel(const ColumnModel &outer, const ColumnModel &inner, double inner_rows, int radius) {
+    double rest_outer = Max(0.0, 1.0 - outer.nullfrac - outer.mcv_total);
+    double rest_inner = Max(0.0, 1.0 - inner.nullfrac - inner.mcv_total);
+    double sel = 0;
+    for (int i = 0; i < outer.nmcv; i++) {
+        double share = rest_inner * simhash::biased_within_share(outer.mcv[i], inner.share, radius);
+        for (int j = 0; j < inner.nmcv; j++)
+            if (simhash::hamming_distance(outer.mcv[i], inner.mcv[j]) <= radius) share += inner.mcv_freq[j];
+        sel += outer.mcv_freq[i] * -std::expm1(-inner_rows * share);
+    }
+    double near_common = 0;
+    for (int j = 0; j < inner.nmcv; j++) near_common += simhash::biased_within_share(inner.mcv[j], outer.share, radius);
+    near_common = Min(1.0, near_common);
+    double by_chance =
+        -std::expm1(-inner_rows * rest_inner * simhash::biased_pair_within_share(outer.share, inner.share, radius));
+    sel += rest_outer * (1.0 - (1.0 - near_common) * (1.0 - by_chance));
+    CLAMP_PROBABILITY(sel);
+    return sel;
+}
+
+double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, SpecialJoinInfo *sjinfo) {
     if (list_length(args) < 2) return simhash::radius_selectivity(radius);
     VariableStatData a, b;
-    examine_variable(root, (Node *) linitial(args), 0, &a);
-    examine_variable(root, (Node *) lsecond(args), 0, &b);
+    bool semi = sjinfo != NULL && (sjinfo->jointype == JOIN_SEMI || sjinfo->jointype == JOIN_ANTI);
+    bool reversed = false;
+    if (semi)
+        get_join_variables(root, list_make2(linitial(args), lsecond(args)), sjinfo, &a, &b, &reversed);
+    else {
+        examine_variable(root, (Node *) linitial(args), 0, &a);
+        examine_variable(root, (Node *) lsecond(args), 0, &b);
+    }
     ColumnModel ma, mb;
     fill_model(&a, &ma);
     fill_model(&b, &mb);
     fill_mcvs(&a, &ma);
     fill_mcvs(&b, &mb);
+    RelOptInfo *inner_rel = reversed ? a.rel : b.rel;
     ReleaseVariableStats(a);
     ReleaseVariableStats(b);
+    if (semi && inner_rel != NULL && inner_rel->rows > 0)
+        return reversed ? semi_join_sel(mb, ma, inner_rel->rows, radius) : semi_join_sel(ma, mb, inner_rel->rows, radius);
     double rest_a = Max(0.0, 1.0 - ma.nullfrac - ma.mcv_total), rest_b = Max(0.0, 1.0 - mb.nullfrac - mb.mcv_total);
     double sel = rest_a * rest_b * simhash::biased_pair_within_share(ma.share, mb.share, radius);
     for (int i = 0; i < ma.nmcv; i++) {

@@ -16,8 +16,12 @@ extern "C" {
  */
 double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varRelid, int radius);
 
-/* The share of pairs of rows within radius: args are the two sides of the join. */
-double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius);
+/*
+ * The share of pairs of rows within radius: args are the two sides of the
+ * join.  For a semi- or anti-join (sjinfo given), the share of outer rows
+ * with an inner row within radius.
+ */
+double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, SpecialJoinInfo *sjinfo = nullptr);
 
 /* A radius unknown at plan time (a generic plan's parameter): contsel's share. */
 constexpr double kUnknownRadiusSelectivity = 0.001;
