@@ -206,9 +206,10 @@ static double semi_join_sel(const ColumnModel &outer, const ColumnModel &inner, 
      * further join to an unindexed table then ran as a nested loop over it
      * for every match (over 100x the hash join; helper-60).  So, as
      * eqjoinsel_semi does when statistics cannot tell, at least half the
-     * outer rows are taken to match: an error of 2x at most either way,
-     * for EXISTS and for NOT EXISTS, where a model short of evidence would
-     * leave one of them catastrophically low.
+     * outer rows are taken to match: neither EXISTS nor NOT EXISTS is then
+     * estimated below half its true rows (an overestimate costs a hash join
+     * where a nested loop would do; an estimate of 1 row can cost a nested
+     * loop over a whole table per row).
      */
     sel = Max(sel, 0.5 * (1.0 - outer.nullfrac));
     CLAMP_PROBABILITY(sel);
