@@ -306,6 +306,16 @@ SELECT cardinality(simhash_features(repeat('x ', 68000000), 'words', 1)) AS many
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set sqlstate_of :abs_srcdir '/sql/include/sqlstate_of.psql'
 \i :sqlstate_of
+-- Overflow at the boundary (see the order tests above), where each of two
+-- small weights alone rounds away after the largest double but not the two
+-- together: the sum of magnitudes is compensated (a plain one overflowed with the small weights first only;
+-- found by black-box testing).  Weights that do round away never overflow.
+SELECT pg_temp.sqlstate_of($$SELECT simhash('{a,b,c}'::text[], '{6e291,6e291,1.7976931348623157e308}')$$) AS small_first,
+       pg_temp.sqlstate_of($$SELECT simhash('{c,a,b}'::text[], '{1.7976931348623157e308,6e291,6e291}')$$) AS small_last,
+       pg_temp.sqlstate_of($$SELECT simhash('{a,c,b}'::text[], '{6e291,1.7976931348623157e308,6e291}')$$) AS small_around,
+       pg_temp.sqlstate_of($$SELECT simhash_agg(f, w ORDER BY o) FROM (VALUES (1, 'c', 1.7976931348623157e308::float8),
+                                (2, 'a', 6e291), (3, 'b', 6e291)) v(o, f, w)$$) AS agg_small_last,
+       simhash('{c,a,b}'::text[], '{1.7976931348623157e308,1,2}') IS NOT NULL AS rounded_away;
 SELECT pg_temp.sqlstate_of($$SELECT simhash('text', 'sentences', 2)$$) AS unknown_tokenizer,
        pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 0)$$) AS bad_n,
        pg_temp.sqlstate_of($$SELECT simhash('text', 'words', 1, 0)$$) AS bad_min_features,

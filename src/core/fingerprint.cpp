@@ -95,7 +95,7 @@ void RealVotes::add(uint64_t hash, double weight) noexcept {
         std::memcpy(&sums_[i], &t, sizeof t);
         std::memcpy(&compensation_[i], &c, sizeof c);
     }
-    magnitude_ += magnitude;
+    add_magnitude(magnitude);
     ++features_;
     tie_break_ += tie_mix(hash);
 }
@@ -105,7 +105,8 @@ void RealVotes::merge(const RealVotes& other) noexcept {
         accumulate(i, other.sums_[i]);
         compensation_[i] += other.compensation_[i];
     }
-    magnitude_ += other.magnitude_;
+    add_magnitude(other.magnitude_);
+    magnitude_compensation_ += other.magnitude_compensation_;
     features_ += other.features_;
     tie_break_ += other.tie_break_;
 }
@@ -120,7 +121,18 @@ uint64_t RealVotes::fingerprint() const noexcept {
     return fp;
 }
 
-bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_); }
+// Compensated too: a plain sum kept DBL_MAX + 6e291 + 6e291 at DBL_MAX (each
+// small term below half its last place) and overflowed when the small terms
+// came first, so the error depended on the order after all (helper-59).
+void RealVotes::add_magnitude(double x) noexcept {
+    const double t = magnitude_ + x;
+    magnitude_compensation_ += magnitude_ >= x ? (magnitude_ - t) + x : (x - t) + magnitude_;
+    magnitude_ = t;
+}
+
+bool RealVotes::overflowed() const noexcept {
+    return !std::isfinite(magnitude_) || !std::isfinite(magnitude_ + magnitude_compensation_);
+}
 
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {

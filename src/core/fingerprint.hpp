@@ -114,11 +114,13 @@ public:
     void merge(const RealVotes& other) noexcept;
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() const noexcept;
-    // True when the weights' absolute values add up past DBL_MAX.  No running
-    // sum can overflow before that total does (each is at most the total, in
-    // any order), and the total, a sum of non-negative terms, overflows in
-    // every order or in none: so a result or this error never depends on the
-    // order of the weights, as a test of the running sums did.
+    // True when the weights' absolute values add up past DBL_MAX: their sum,
+    // compensated, rounds to infinity.  No running sum can overflow before
+    // that total does (each is at most the total, in any order), and a
+    // compensated sum of non-negative terms rounds about once, so the answer
+    // does not depend on the order of the weights; a plain sum did at the
+    // boundary, where a small weight added after DBL_MAX rounds away and
+    // two added first do not.
     bool overflowed() const noexcept;
 
 private:
@@ -126,7 +128,10 @@ private:
 
     double sums_[64] = {};
     double compensation_[64] = {};  // rounding error of each sum so far
+    void add_magnitude(double x) noexcept;
+
     double magnitude_ = 0;  // sum of |weight| so far
+    double magnitude_compensation_ = 0;  // its rounding error, as compensation_ is the sums'
     uint64_t features_ = 0;
     uint64_t tie_break_ = 0;
 };

@@ -1,5 +1,7 @@
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <limits>
 #include <random>
 #include <string>
 #include <vector>
@@ -172,6 +174,22 @@ TEST(Fingerprint, WeightOverflowDoesNotDependOnOrder) {
     simhash::RealVotes left = votes({{a, 1e308}}), right = votes({{b, 1e308}});
     left.merge(right);
     EXPECT_TRUE(left.overflowed());
+    // At the boundary: two weights each below half of DBL_MAX's last place
+    // round away one by one after it, and not when they come first (a plain
+    // sum of magnitudes overflowed in one order only; found by black-box
+    // testing).  Terms that really round away (1 and 2) never overflow.
+    const double max = std::numeric_limits<double>::max();
+    std::vector<std::pair<uint64_t, double>> boundary = {{a, 6e291}, {b, 6e291}, {a ^ b, max}};
+    std::vector<std::pair<uint64_t, double>> rounding = {{a, 1.0}, {b, 2.0}, {a ^ b, max}};
+    std::sort(boundary.begin(), boundary.end());
+    std::sort(rounding.begin(), rounding.end());
+    do EXPECT_TRUE(votes(boundary).overflowed()) << boundary[0].second << " first";
+    while (std::next_permutation(boundary.begin(), boundary.end()));
+    do EXPECT_FALSE(votes(rounding).overflowed()) << rounding[0].second << " first";
+    while (std::next_permutation(rounding.begin(), rounding.end()));
+    simhash::RealVotes small = votes({{a, 6e291}, {b, 6e291}}), large = votes({{a ^ b, max}});
+    large.merge(small);
+    EXPECT_TRUE(large.overflowed());
     // Up to the largest double in all, nothing overflows.
     EXPECT_FALSE(votes({{a, 8e307}, {b, -8e307}, {a, 1e307}}).overflowed());
     EXPECT_FALSE(votes({{a, 1e308}, {a, 7e307}}).overflowed());
