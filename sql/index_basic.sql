@@ -216,18 +216,19 @@ RESET enable_seqscan;
 CREATE TEMP TABLE arrivals AS SELECT g AS id, CASE WHEN g % 10 < 3 THEN 'aaaaaaaaaaaaaaab'::simhash
     ELSE pg_temp.fp_of(g + 100000) END AS fp FROM generate_series(1, 200) g;
 ANALYZE arrivals;
-INSERT INTO leaning_estimates
-SELECT pg_temp.estimated_rows($$SELECT 1 FROM arrivals a WHERE EXISTS (SELECT FROM reposted r WHERE r.fp % a.fp)$$),
-       (SELECT count(*) FROM arrivals a WHERE EXISTS (SELECT FROM reposted r WHERE r.fp % a.fp)),
-       'semi-join, common value'
-UNION ALL
-SELECT pg_temp.estimated_rows($$SELECT 1 FROM arrivals a WHERE EXISTS (SELECT FROM reposted r WHERE simhash_within(r.fp, a.fp, 2))$$),
-       (SELECT count(*) FROM arrivals a WHERE EXISTS (SELECT FROM reposted r WHERE simhash_within(r.fp, a.fp, 2))),
-       'semi-join, common value, simhash_within'
-UNION ALL
-SELECT pg_temp.estimated_rows($$SELECT 1 FROM arrivals a WHERE NOT EXISTS (SELECT FROM reposted r WHERE r.fp % a.fp)$$),
-       (SELECT count(*) FROM arrivals a WHERE NOT EXISTS (SELECT FROM reposted r WHERE r.fp % a.fp)),
-       'anti-join, common value';
+-- a row of leaning_estimates: the planner's rows for stmt, and its rows
+CREATE FUNCTION pg_temp.estimate_and_count(stmt text, what text) RETURNS void LANGUAGE plpgsql AS $$
+DECLARE actual bigint;
+BEGIN
+    EXECUTE 'SELECT count(*) FROM (' || stmt || ') s' INTO actual;
+    INSERT INTO leaning_estimates VALUES (pg_temp.estimated_rows(stmt), actual, what);
+END $$;
+SELECT pg_temp.estimate_and_count($$SELECT 1 FROM arrivals a WHERE EXISTS (SELECT FROM reposted r WHERE r.fp % a.fp)$$,
+                                  'semi-join, common value'),
+       pg_temp.estimate_and_count($$SELECT 1 FROM arrivals a WHERE EXISTS (SELECT FROM reposted r WHERE simhash_within(r.fp, a.fp, 2))$$,
+                                  'semi-join, common value, simhash_within'),
+       pg_temp.estimate_and_count($$SELECT 1 FROM arrivals a WHERE NOT EXISTS (SELECT FROM reposted r WHERE r.fp % a.fp)$$,
+                                  'anti-join, common value');
 -- Near copies of rows stored once show in no statistic: new rows of which
 -- 30% are such copies were estimated at 1 matching row, and a further join
 -- to an unindexed table ran as a nested loop over it for each of the
@@ -237,14 +238,10 @@ SELECT pg_temp.estimated_rows($$SELECT 1 FROM arrivals a WHERE NOT EXISTS (SELEC
 CREATE TEMP TABLE copies AS SELECT g AS id, CASE WHEN g % 10 < 3 THEN pg_temp.flip(pg_temp.fp_of(g + 1), '{5}')
     ELSE pg_temp.fp_of(g + 100000) END AS fp FROM generate_series(1, 200) g;
 ANALYZE copies;
-INSERT INTO leaning_estimates
-SELECT pg_temp.estimated_rows($$SELECT 1 FROM copies c WHERE EXISTS (SELECT FROM reposted r WHERE r.fp % c.fp)$$),
-       (SELECT count(*) FROM copies c WHERE EXISTS (SELECT FROM reposted r WHERE r.fp % c.fp)),
-       'semi-join, copies of rows stored once'
-UNION ALL
-SELECT pg_temp.estimated_rows($$SELECT 1 FROM copies c WHERE NOT EXISTS (SELECT FROM reposted r WHERE r.fp % c.fp)$$),
-       (SELECT count(*) FROM copies c WHERE NOT EXISTS (SELECT FROM reposted r WHERE r.fp % c.fp)),
-       'anti-join, copies of rows stored once';
+SELECT pg_temp.estimate_and_count($$SELECT 1 FROM copies c WHERE EXISTS (SELECT FROM reposted r WHERE r.fp % c.fp)$$,
+                                  'semi-join, copies of rows stored once'),
+       pg_temp.estimate_and_count($$SELECT 1 FROM copies c WHERE NOT EXISTS (SELECT FROM reposted r WHERE r.fp % c.fp)$$,
+                                  'anti-join, copies of rows stored once');
 SELECT what, actual > 10 AS many_match, est BETWEEN actual / 3.0 AND actual * 3.0 AS estimate_within_3x
   FROM leaning_estimates ORDER BY what;
 DROP TABLE reposted;
