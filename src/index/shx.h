@@ -496,11 +496,11 @@ static inline BlockNumber shi_next_leaf_past(const ShiPageOpaque *op, BlockNumbe
 void shi_init_page(Page page, uint16 flags, uint16 part);
 const ShiState *shi_get_state(Relation index);
 /*
- * The on-disk version of an index built by an earlier build, which
- * shi_get_state refuses, or 0: for the cost estimate, which must not fail
- * (see shi_costestimate).
+ * shi_get_state, but an index built by an earlier build (an on-disk version
+ * it refuses) gives NULL and its version in *old_version, else 0: for the
+ * cost estimate, which must not fail (see shi_costestimate).
  */
-uint32 shi_old_version(Relation index);
+const ShiState *shi_readable_state(Relation index, uint32 *old_version);
 void shi_fill_state(ShiState *st, const ShiMetaPageData *meta);
 int shi_reloption_parts(Relation index);
 int shi_reloption_fillfactor(Relation index);

@@ -140,11 +140,14 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
 
     int nparts = SHI_DEFAULT_PARTS;
     Relation irel = index_open(index->indexoid, NoLock);
-    uint32 old_version = RelationGetNumberOfBlocks(irel) > 0 ? shi_old_version(irel) : 0;
-    if (old_version != 0)
-        warn_old_index_once(irel, old_version);
-    else if (RelationGetNumberOfBlocks(irel) > 0)
-        nparts = shi_get_state(irel)->nparts;
+    uint32 old_version = 0;
+    if (RelationGetNumberOfBlocks(irel) > 0) {
+        const ShiState *st = shi_readable_state(irel, &old_version);
+        if (st != NULL)
+            nparts = st->nparts;
+        else
+            warn_old_index_once(irel, old_version);
+    }
     index_close(irel, NoLock);
     if (old_version != 0) {
         /*

@@ -94,34 +94,18 @@ static void drop_orphaned_state(Relation index) {
     }
 }
 
-/* The version of a metapage written by an earlier build, which this one no longer reads; else 0. */
-static uint32 old_meta_version(const ShiMetaPageData *meta) {
-    return meta->magic == SHI_MAGIC && meta->version < SHI_VERSION ? meta->version : 0;
-}
-
-uint32 shi_old_version(Relation index) {
-    if (index->rd_amcache != NULL) return 0;
-    Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
-    LockBuffer(buf, BUFFER_LOCK_SHARE);
-    uint32 version = old_meta_version((const ShiMetaPageData *) PageGetContents(BufferGetPage(buf)));
-    UnlockReleaseBuffer(buf);
-    return version;
-}
-
-const ShiState *shi_get_state(Relation index) {
+const ShiState *shi_readable_state(Relation index, uint32 *old_version) {
+    *old_version = 0;
     if (index->rd_amcache == NULL) {
         Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
         shi_check_page(index, page, SHI_METAPAGE_BLKNO, SHI_META);
         ShiMetaPageData *meta = (ShiMetaPageData *) PageGetContents(page);
-        if (uint32 version = old_meta_version(meta)) {
+        if (meta->magic == SHI_MAGIC && meta->version < SHI_VERSION) {
+            *old_version = meta->version;
             UnlockReleaseBuffer(buf);
-            /* as GIN does for its old page format */
-            ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
-                            errmsg("index \"%s\" has on-disk version %u, which this simhash build no longer reads",
-                                   RelationGetRelationName(index), version),
-                            errhint("To fix this, do REINDEX INDEX \"%s\".", RelationGetRelationName(index))));
+            return NULL;
         }
         if (meta->magic != SHI_MAGIC || meta->version != SHI_VERSION)
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
@@ -137,6 +121,18 @@ const ShiState *shi_get_state(Relation index) {
         index->rd_amcache = st;
     }
     return (const ShiState *) index->rd_amcache;
+}
+
+const ShiState *shi_get_state(Relation index) {
+    uint32 version;
+    const ShiState *st = shi_readable_state(index, &version);
+    if (st == NULL)
+        /* as GIN does for its old page format */
+        ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
+                        errmsg("index \"%s\" has on-disk version %u, which this simhash build no longer reads",
+                               RelationGetRelationName(index), version),
+                        errhint("To fix this, do REINDEX INDEX \"%s\".", RelationGetRelationName(index))));
+    return st;
 }
 
 /* A new page at the end of the relation, pinned and exclusively locked. */
