@@ -52,11 +52,10 @@ uint64_t IntegerVotes::fingerprint() const noexcept {
 // apart, so small weights are not lost next to large ones and the sign of a
 // sum does not depend on the order the weights come in (or on how parallel
 // workers split them), short of cancellation beyond double-double precision.
-void RealVotes::accumulate(int i, double x) noexcept {
-    const double s = sums_[i];
-    const double t = s + x;
-    compensation_[i] += std::fabs(s) >= std::fabs(x) ? (s - t) + x : (x - t) + s;
-    sums_[i] = t;
+static void compensated_add(double& sum, double& compensation, double x) noexcept {
+    const double t = sum + x;
+    compensation += std::fabs(sum) >= std::fabs(x) ? (sum - t) + x : (x - t) + sum;
+    sum = t;
 }
 
 namespace {
@@ -65,11 +64,11 @@ typedef uint64_t Bits2 __attribute__((vector_size(16)));
 constexpr uint64_t kSignBit = uint64_t{1} << 63;
 }  // namespace
 
-// accumulate() on the 64 bits, two at a time and without a branch: the same
-// operations on the same values, so the same sums to the last bit.  Written
-// with branches, as accumulate() is, the random bits of the hash and the
-// comparison of magnitudes were mispredicted half the time: 250 ns a vote,
-// five times this, which made an IDF fingerprint five times a plain one.
+// compensated_add() on the 64 bit sums, two at a time and without a branch:
+// the same operations on the same values, so the same sums to the last bit.
+// Written with branches, as compensated_add() is, the random bits of the hash
+// and the comparison of magnitudes were mispredicted half the time: 250 ns a
+// vote, five times this, which made an IDF fingerprint five times a plain one.
 void RealVotes::add(uint64_t hash, double weight) noexcept {
     if (weight == 0.0) return;
     uint64_t negative;
@@ -95,17 +94,17 @@ void RealVotes::add(uint64_t hash, double weight) noexcept {
         std::memcpy(&sums_[i], &t, sizeof t);
         std::memcpy(&compensation_[i], &c, sizeof c);
     }
-    add_magnitude(magnitude);
+    compensated_add(magnitude_, magnitude_compensation_, magnitude);
     ++features_;
     tie_break_ += tie_mix(hash);
 }
 
 void RealVotes::merge(const RealVotes& other) noexcept {
     for (int i = 0; i < 64; ++i) {
-        accumulate(i, other.sums_[i]);
+        compensated_add(sums_[i], compensation_[i], other.sums_[i]);
         compensation_[i] += other.compensation_[i];
     }
-    add_magnitude(other.magnitude_);
+    compensated_add(magnitude_, magnitude_compensation_, other.magnitude_);
     magnitude_compensation_ += other.magnitude_compensation_;
     features_ += other.features_;
     tie_break_ += other.tie_break_;
@@ -121,18 +120,12 @@ uint64_t RealVotes::fingerprint() const noexcept {
     return fp;
 }
 
-// Compensated too: a plain sum kept DBL_MAX + 6e291 + 6e291 at DBL_MAX (each
-// small term below half its last place) and overflowed when the small terms
-// came first, so the error depended on the order after all (helper-59).
-void RealVotes::add_magnitude(double x) noexcept {
-    const double t = magnitude_ + x;
-    magnitude_compensation_ += magnitude_ >= x ? (magnitude_ - t) + x : (x - t) + magnitude_;
-    magnitude_ = t;
-}
-
-bool RealVotes::overflowed() const noexcept {
-    return !std::isfinite(magnitude_) || !std::isfinite(magnitude_ + magnitude_compensation_);
-}
+// The magnitudes are summed with compensation too: a plain sum kept DBL_MAX +
+// 6e291 + 6e291 at DBL_MAX (each small term below half its last place) and
+// overflowed when the small terms came first, so the error depended on the
+// order after all (helper-59).  Once the sum is infinite, its compensation
+// is not finite either, nor is their total.
+bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_ + magnitude_compensation_); }
 
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {

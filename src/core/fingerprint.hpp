@@ -124,12 +124,8 @@ public:
     bool overflowed() const noexcept;
 
 private:
-    void accumulate(int i, double x) noexcept;
-
     double sums_[64] = {};
     double compensation_[64] = {};  // rounding error of each sum so far
-    void add_magnitude(double x) noexcept;
-
     double magnitude_ = 0;  // sum of |weight| so far
     double magnitude_compensation_ = 0;  // its rounding error, as compensation_ is the sums'
     uint64_t features_ = 0;
