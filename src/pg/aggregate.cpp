@@ -7,7 +7,6 @@
  */
 #include "feature_votes.h"
 
-#include <cfloat>
 #include <new>
 
 extern "C" {
@@ -38,9 +37,8 @@ static Datum add_feature(FunctionCallInfo fcinfo, simhash::RealVotes* votes, dou
     if (!feature_text_hash(PG_GETARG_TEXT_PP(1), &hash)) PG_RETURN_POINTER(votes);
     votes->add(hash, weight);
     if (votes->overflowed())
-        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double"),
-                        errdetail("The absolute values of the weights add up past %g at feature \"%s\" (weight %g).",
-                                  DBL_MAX, message_excerpt(PG_GETARG_TEXT_PP(1)), weight)));
+        report_weight_overflow("simhash_agg",
+                               psprintf(" at feature \"%s\" (weight %g)", message_excerpt(PG_GETARG_TEXT_PP(1)), weight));
     PG_RETURN_POINTER(votes);
 }
 
@@ -70,9 +68,7 @@ extern "C" Datum simhash_agg_combinefn(PG_FUNCTION_ARGS) {
      * total passes: unchecked here, a parallel plan returned a fingerprint
      * of infinite sums where the serial one fails.
      */
-    if (votes->overflowed())
-        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash_agg weights overflow a double"),
-                        errdetail("The absolute values of the weights add up past %g.", DBL_MAX)));
+    if (votes->overflowed()) report_weight_overflow("simhash_agg", "");
     PG_RETURN_POINTER(votes);
 }
 

@@ -1,5 +1,6 @@
 #include "feature_votes.h"
 
+#include <cfloat>
 #include <cmath>
 
 extern "C" {
@@ -68,6 +69,12 @@ void check_feature_weight(double weight, const text* feature) {
     if (!std::isfinite(weight))
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                         errmsg("weight %g of feature \"%s\" is not finite", weight, message_excerpt(feature))));
+}
+
+void report_weight_overflow(const char* function, const char* where) {
+    ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("%s weights overflow a double", function),
+                    errdetail("The absolute values of the weights add up past %g%s.", DBL_MAX, where)));
+    pg_unreachable();
 }
 
 simhash::TokenizerKind checked_tokenizer(const text* name, int32 n) {

@@ -51,6 +51,14 @@ bool feature_text_hash(const text* feature, uint64_t* hash);
 void check_feature_weight(double weight, const text* feature);
 
 /*
+ * ERROR 22003 of function for weights whose absolute values add up past
+ * DBL_MAX (RealVotes::overflowed); where names the weight that took the sum
+ * past it (" at feature ..."), or is "" when no single one did (parallel
+ * workers' shares combined).
+ */
+[[noreturn]] void report_weight_overflow(const char* function, const char* where);
+
+/*
  * Reports tokenizer arguments that are out of range with an ERROR naming the
  * value; returns the parsed tokenizer otherwise.
  */

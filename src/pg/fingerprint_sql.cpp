@@ -7,8 +7,6 @@
 
 #include "feature_votes.h"
 
-#include <cfloat>
-
 extern "C" {
 #include "catalog/pg_type.h"
 #include "mb/pg_wchar.h"
@@ -154,10 +152,9 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
     }
     /* after the loop, so that a NULL or non-finite weight anywhere is reported first, whatever its place */
     if (overflow_at >= 0)
-        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE), errmsg("simhash weights overflow a double"),
-                        errdetail("The absolute values of the weights add up past %g at weight %d (%g, of feature \"%s\").",
-                                  DBL_MAX, overflow_at + 1, DatumGetFloat8(weights[overflow_at]),
-                                  message_excerpt(DatumGetTextPP(features[overflow_at])))));
+        report_weight_overflow("simhash", psprintf(" at weight %d (%g, of feature \"%s\")", overflow_at + 1,
+                                                   DatumGetFloat8(weights[overflow_at]),
+                                                   message_excerpt(DatumGetTextPP(features[overflow_at]))));
     if (votes.features() == 0) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }
