@@ -12,6 +12,7 @@
 
 extern "C" {
 #include "miscadmin.h"
+#include "storage/predicate.h"
 }
 
 namespace {
@@ -57,6 +58,8 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     bool clean = simhash::key_group(arr[mid - 1].key) != simhash::key_group(arr[mid].key);
     uint64 sep = clean ? simhash::last_key_before_group(arr[mid].key) : arr[mid].key;
     ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
+    /* keys that move right keep the SERIALIZABLE readers' locks, as nbtree's _bt_split passes them on */
+    PredicateLockPageSplit(index, oldblk, newblk);
 
     GenericXLogState *x = GenericXLogStart(index);
     Page left = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
@@ -166,6 +169,7 @@ bool repack_if_roomier(Relation index, Buffer buf) {
  */
 void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
     Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
+    CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
     if (shi_leaf_has_room(buf)) {
         append_entry(index, buf, key, tid);
         return;
@@ -182,6 +186,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);
         shi_check_right_step(index, BufferGetPage(rbuf), BufferGetBlockNumber(buf), op->hi, next);
         if (shi_leaf_has_room(rbuf) || repack_if_roomier(index, rbuf)) {
+            CheckForSerializableConflictIn(index, NULL, next);
             UnlockReleaseBuffer(buf);
             append_entry(index, rbuf, key, tid);
             return;
@@ -229,6 +234,8 @@ bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid
             uint64 key = simhash::rotl64(fp, st->rot[p]);
             Buffer buf = shi_find_leaf(index, st, p, key, BUFFER_LOCK_EXCLUSIVE);
             if (shi_leaf_has_room(buf)) {
+                /* a SERIALIZABLE reader of this leaf read where the key goes: 40001 for one of the two */
+                CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
                 held[nheld] = buf;
                 held_key[nheld++] = key;
             } else {

@@ -22,6 +22,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "nodes/tidbitmap.h"
 #include "pgstat.h"
+#include "storage/predicate.h"
 #include "utils/memutils.h"
 #include "utils/snapmgr.h"
 }
@@ -107,6 +108,7 @@ struct ShiScanOpaque {
     /* index-only scan with an MVCC snapshot: see needs_heap_check() */
     bool check_visibility;
     Relation heap;
+    Snapshot snapshot;       /* the scan's: predicate locks on the leaves read (SERIALIZABLE) */
     Buffer vmbuf;            /* pinned visibility map page */
     IndexFetchTableData *heap_fetch; /* visible_in_heap(): made on first use, kept until endscan */
     TupleTableSlot *heap_slot;
@@ -291,6 +293,18 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
              * access each.
              */
             bool clean = (op->flags & SHI_HI_CLEAN) != 0;
+            /*
+             * Under SERIALIZABLE, a lock on each page read for a range, as
+             * nbtree locks the leaves it reads: an insert of a key in the
+             * range lands on one of them (the first page whose hi reaches
+             * the key, or its right sibling for a key equal to a hi shared
+             * with it, which the walk reads too) or on a page split from one,
+             * which inherits the lock (split_leaf), and conflicts there.  A
+             * lock on the whole index made every concurrent writer of the
+             * table conflict with every reader (helper-63).  Pages passed on
+             * the way to a range hold none of its keys and take no lock.
+             */
+            PredicateLockPage(index, w->blk, so->snapshot);
             for (;;) {
                 scan_page(index, so, page, w->blk, w->part, a, b);
                 /* keys up to b may go on to the right, unless this page ends cleanly at b */
@@ -565,6 +579,7 @@ void start_scan(IndexScanDesc scan) {
     pgstat_count_index_scan(scan->indexRelation);
     if (so->nomatch) return;
     so->heap = scan->heapRelation;
+    so->snapshot = scan->xs_snapshot;
     so->check_visibility = scan->xs_want_itup && so->tbm == NULL && scan->xs_snapshot != NULL &&
                            IsMVCCSnapshot(scan->xs_snapshot) && so->heap != NULL;
     MemoryContext old = MemoryContextSwitchTo(so->cxt);
