@@ -170,11 +170,6 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
 }
 
 /*
- * Pairs: most common values against each other (a text posted many times
- * matches itself in a self-join), each side's most common values against
- * the other's modelled rest, and rest against rest.
- */
-/*
  * A semi- or anti-join's selectivity is, for PostgreSQL, the share of outer
  * rows that have a match (eqjoinsel_semi's meaning), not the share of pairs:
  * taken as the pair share, the EXISTS of "which new rows have a stored near
@@ -216,6 +211,12 @@ static double semi_join_sel(const ColumnModel &outer, const ColumnModel &inner, 
     return sel;
 }
 
+/*
+ * Pairs, for every join but a semi- or anti-join: most common values
+ * against each other (a text posted many times matches itself in a
+ * self-join), each side's most common values against the other's modelled
+ * rest, and rest against rest.
+ */
 double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, SpecialJoinInfo *sjinfo) {
     if (list_length(args) < 2) return simhash::radius_selectivity(radius);
     VariableStatData a, b;
