@@ -598,6 +598,25 @@ SELECT count(*) FROM with_nulls;
 RESET enable_bitmapscan;
 -- with a condition nothing changes: no condition matches NULL
 SELECT count(*) FROM with_nulls WHERE simhash_within(fp, '0123456789abcdef', 28);
+-- Rescans that reach the NULL rows do not grow the query's memory: each
+-- built the heap read's IndexInfo in the executor's context, about 270
+-- bytes per outer row of a nested loop (270 MB over a million rows).
+CREATE TABLE few_nulls (id int, fp simhash);
+INSERT INTO few_nulls SELECT g, CASE WHEN g % 4 = 0 THEN NULL ELSE simhash_from_bigint(g * 7919) END
+    FROM generate_series(1, 20) g;
+CREATE INDEX few_nulls_fp ON few_nulls USING simhash (fp);
+CREATE TABLE probes AS SELECT g FROM generate_series(1, 6000) g;  -- a scan of it keeps no rows in memory
+CREATE FUNCTION pg_temp.executor_bytes_after(outer_rows int) RETURNS bigint LANGUAGE sql AS $$
+    WITH r AS MATERIALIZED (
+        SELECT count(*) FROM probes p,
+               LATERAL (SELECT id FROM few_nulls ORDER BY fp <-> simhash_from_bigint(p.g) LIMIT 18) x
+         WHERE p.g <= outer_rows)
+    SELECT (SELECT sum(total_bytes) FROM pg_backend_memory_contexts WHERE name = 'ExecutorState')::bigint FROM r $$;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM probes p,
+    LATERAL (SELECT id FROM few_nulls ORDER BY fp <-> simhash_from_bigint(p.g) LIMIT 18) x WHERE p.g <= 10;
+SELECT pg_temp.executor_bytes_after(6000) - pg_temp.executor_bytes_after(100) < 256 * 1024 AS flat;
+DROP TABLE probes;
+DROP TABLE few_nulls;
 RESET enable_sort;
 RESET enable_seqscan;
 DROP TABLE with_nulls;

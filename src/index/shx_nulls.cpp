@@ -20,6 +20,7 @@ extern "C" {
 #include "access/table.h"
 #include "access/tableam.h"
 #include "catalog/index.h"
+#include "utils/memutils.h"
 #include "utils/snapmgr.h"
 }
 
@@ -56,11 +57,20 @@ int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerDa
     bool own_snapshot = snapshot == NULL || !IsMVCCSnapshot(snapshot);
     if (own_snapshot) snapshot = RegisterSnapshot(GetLatestSnapshot());
 
+    /*
+     * The IndexInfo and whatever the heap read allocates go in a context of
+     * their own: this runs again at every rescan that gets this far (each
+     * outer row of a nested loop), and the caller's context lasts the query.
+     */
+    MemoryContext read_cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash NULL rows", ALLOCSET_DEFAULT_SIZES);
+    MemoryContext old_cxt = MemoryContextSwitchTo(read_cxt);
     IndexInfo *info = BuildIndexInfo(index);
     info->ii_Concurrent = true; /* an MVCC read of the heap, not a build's SnapshotAny pass */
     NullRows rows = {NULL, 0, 0, cxt};
     TableScanDesc heap_scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, true);
     table_index_build_scan(heap, index, info, true, false, collect_null_row, &rows, heap_scan);
+    MemoryContextSwitchTo(old_cxt);
+    MemoryContextDelete(read_cxt);
 
     if (own_snapshot) UnregisterSnapshot(snapshot);
     if (own_heap) table_close(heap, AccessShareLock);
