@@ -44,6 +44,17 @@ inline size_t tokenizer_scratch_size(size_t length) noexcept { return 2 * length
 template <class Sink>
 void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink);
 
+// Bytes of text between two calls of a tokenizer's tick: the features alone
+// do not pace a caller that must stay responsive, since text may hold none
+// for hundreds of megabytes (separators, ignorable characters, one word).
+constexpr size_t kTokenizerTickBytes = size_t(1) << 20;
+
+// As tokenize(), and also calls tick() after every kTokenizerTickBytes of
+// text read (between two characters, never inside a feature's bytes).  The
+// features are the same as tokenize()'s.
+template <class Sink, class Tick>
+void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink, Tick&& tick);
+
 }  // namespace simhash
 
 #include "tokenizer_impl.hpp"

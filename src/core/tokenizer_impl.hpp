@@ -39,8 +39,18 @@ inline char32_t decode_utf8_3(const unsigned char* p) noexcept {
 
 template <class Sink>
 void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink) {
+    tokenize(text, length, kind, n, scratch, sink, [] {});
+}
+
+template <class Sink, class Tick>
+void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink, Tick&& tick) {
     const auto* p = reinterpret_cast<const unsigned char*>(text);
     const auto* end = p + length;
+    // The next point at which to call tick(); never past end.
+    auto tick_after = [end](const unsigned char* from) {
+        return size_t(end - from) > kTokenizerTickBytes ? from + kTokenizerTickBytes : end;
+    };
+    const unsigned char* next_tick = tick_after(p);
     size_t out = 0;  // bytes of scratch in use
     // Mixed 1 makes single ideographs features, but sounds are too few to tell
     // texts apart one by one: kana and alphabets written without spaces still
@@ -76,6 +86,10 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
     };
 
     while (p < end) {
+        if (p >= next_tick) {
+            tick();
+            next_tick = tick_after(p);
+        }
         const unsigned char* char_bytes = p;
         DecodedChar ch;
         char32_t folded;
@@ -111,10 +125,11 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
 
         // The rest of an ASCII word, in one tight loop: most words of most text.
         // Local cursors: a char store could otherwise alias p and out, forcing reloads.
+        // It stops at the next tick too; the word goes on in the next character.
         auto append_ascii_word_tail = [&]() {
             const unsigned char* in = p;
             char* dst = scratch + out;
-            while (in < end && *in < 0x80 && kAscii.cls[*in] == CharClass::kWord) *dst++ = kAscii.fold[*in++];
+            while (in < next_tick && *in < 0x80 && kAscii.cls[*in] == CharClass::kWord) *dst++ = kAscii.fold[*in++];
             p = in;
             out = size_t(dst - scratch);
         };

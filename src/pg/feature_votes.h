@@ -66,18 +66,23 @@ simhash::TokenizerKind checked_tokenizer(const text* name, int32 n);
 
 /*
  * Calls sink(feature, length) for every feature of the text.  A text can be
- * hundreds of megabytes, so a cancel is honoured between features (the
- * tokenizer's frames own nothing with a destructor for the longjmp to skip).
+ * hundreds of megabytes, so a cancel is honoured between features and at
+ * the tokenizer's ticks, every megabyte of text, which also cover text with
+ * no features (the tokenizer's frames own nothing with a destructor for the
+ * longjmp to skip).
  */
 template <class Sink>
 void for_each_text_feature(const text* value, simhash::TokenizerKind kind, int n, Sink&& sink) {
     TextBytes bytes = text_as_utf8(value);
     char* scratch = (char*) MemoryContextAllocHuge(CurrentMemoryContext,
                                                    simhash::tokenizer_scratch_size(bytes.length));
-    simhash::tokenize(bytes.data, bytes.length, kind, n, scratch, [&sink](const char* feature, size_t length) {
-        CHECK_FOR_INTERRUPTS();
-        sink(feature, length);
-    });
+    simhash::tokenize(
+        bytes.data, bytes.length, kind, n, scratch,
+        [&sink](const char* feature, size_t length) {
+            CHECK_FOR_INTERRUPTS();
+            sink(feature, length);
+        },
+        [] { CHECK_FOR_INTERRUPTS(); });
     pfree(scratch);
     release_text_bytes(bytes);
 }

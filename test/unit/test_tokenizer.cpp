@@ -383,6 +383,57 @@ TEST(Tokenizer, ScratchBoundHoldsForWorstCaseExpansion) {
     EXPECT_EQ(f.size(), 2000u - simhash::kMaxNgram + 1);
 }
 
+// Features and ticks of a text tokenized with a tick counter.
+static std::pair<Features, size_t> features_and_ticks(const std::string& text, TokenizerKind kind, int n) {
+    std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
+    Features out;
+    size_t ticks = 0;
+    simhash::tokenize(
+        text.data(), text.size(), kind, n, scratch.data(), [&out](const char* f, size_t len) { out.emplace_back(f, len); },
+        [&ticks] { ++ticks; });
+    return {out, ticks};
+}
+
+TEST(Tokenizer, TicksEveryMegabyteOfTextWithoutFeatures) {
+    // A caller checks for a cancel at each tick: text with no feature for
+    // hundreds of megabytes (separators, soft hyphens) must still tick.
+    const size_t mb = simhash::kTokenizerTickBytes;
+    for (const std::string& unit : {std::string(" "), std::string("\xC2\xAD"), std::string("\xE3\x80\x81")}) {
+        std::string text;
+        while (text.size() < 3 * mb + 100) text += unit;
+        for (TokenizerKind kind : {TokenizerKind::kMixed, TokenizerKind::kWords, TokenizerKind::kChars}) {
+            auto [features, ticks] = features_and_ticks(text, kind, 1);
+            EXPECT_TRUE(features.empty());
+            EXPECT_EQ(ticks, 3u) << "unit of " << unit.size() << " bytes";
+        }
+    }
+    auto [features, ticks] = features_and_ticks("short text", TokenizerKind::kMixed, 1);
+    EXPECT_EQ(ticks, 0u);
+    EXPECT_EQ(features.size(), 2u);
+}
+
+TEST(Tokenizer, TicksDoNotSplitFeatures) {
+    // One ASCII word of 2.5 MB ticks twice and stays one feature; so do
+    // words and runs that straddle a tick, in every tokenizer.
+    const size_t mb = simhash::kTokenizerTickBytes;
+    std::string word(mb * 5 / 2, 'x');
+    auto [one, ticks] = features_and_ticks(word, TokenizerKind::kMixed, 1);
+    ASSERT_EQ(one.size(), 1u);
+    EXPECT_EQ(one[0], word);
+    EXPECT_EQ(ticks, 2u);
+
+    std::string text;
+    int i = 0;
+    while (text.size() < 2 * mb + 1000) text += "Word" + std::to_string(i++) + " \xE4\xB8\xAD\xE6\x96\x87\xE3\x81\x8B\xE3\x81\xAA, ";
+    for (TokenizerKind kind : {TokenizerKind::kMixed, TokenizerKind::kWords, TokenizerKind::kChars}) {
+        for (int n : {1, 2, 3}) {
+            auto [with_ticks, count] = features_and_ticks(text, kind, n);
+            EXPECT_EQ(with_ticks, features_of(text, kind, n)) << "kind " << int(kind) << " n " << n;
+            EXPECT_EQ(count, 2u);
+        }
+    }
+}
+
 TEST(Tokenizer, ParsesTokenizerNames) {
     simhash::TokenizerKind kind;
     EXPECT_TRUE(simhash::parse_tokenizer("words", 5, &kind));
