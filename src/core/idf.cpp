@@ -5,13 +5,7 @@
 
 namespace simhash {
 
-size_t sort_unique(uint64_t* hashes, size_t count) noexcept {
-    std::sort(hashes, hashes + count);
-    return size_t(std::unique(hashes, hashes + count) - hashes);
-}
-
-size_t count_hashes(uint64_t* hashes, size_t count, IdfEntry* out) noexcept {
-    std::sort(hashes, hashes + count);
+size_t count_sorted_hashes(const uint64_t* hashes, size_t count, IdfEntry* out) noexcept {
     size_t written = 0;
     for (size_t i = 0; i < count;) {
         size_t j = i + 1;

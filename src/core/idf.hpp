@@ -10,8 +10,11 @@
 // Every function works on caller-provided memory and never allocates.
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
+
+#include "hash_sort.hpp"
 
 namespace simhash {
 
@@ -25,13 +28,29 @@ static_assert(sizeof(IdfEntry) == 16, "stored as two 64-bit words");
 constexpr uint64_t kIdfMinStoredDf = 2;
 
 // Sorts hashes and removes repeats; returns how many distinct hashes remain
-// at the front.
-size_t sort_unique(uint64_t* hashes, size_t count) noexcept;
+// at the front.  tick() is called as sort_hashes() calls it.
+template <class Tick>
+size_t sort_unique(uint64_t* hashes, size_t count, Tick&& tick) {
+    sort_hashes(hashes, count, tick);
+    return size_t(std::unique(hashes, hashes + count) - hashes);
+}
+inline size_t sort_unique(uint64_t* hashes, size_t count) noexcept { return sort_unique(hashes, count, [] {}); }
 
-// Sorts hashes (which may repeat) and writes one entry per distinct hash, its
-// df being how often it occurs, to out (room for count entries).  Returns the
+// Writes one entry per distinct hash of sorted hashes[0..count), its df
+// being how often it occurs, to out (room for count entries).  Returns the
 // number of entries written.
-size_t count_hashes(uint64_t* hashes, size_t count, IdfEntry* out) noexcept;
+size_t count_sorted_hashes(const uint64_t* hashes, size_t count, IdfEntry* out) noexcept;
+
+// Sorts hashes (which may repeat) and counts them as count_sorted_hashes()
+// does.  tick() is called as sort_hashes() calls it.
+template <class Tick>
+size_t count_hashes(uint64_t* hashes, size_t count, IdfEntry* out, Tick&& tick) {
+    sort_hashes(hashes, count, tick);
+    return count_sorted_hashes(hashes, count, out);
+}
+inline size_t count_hashes(uint64_t* hashes, size_t count, IdfEntry* out) noexcept {
+    return count_hashes(hashes, count, out, [] {});
+}
 
 // Merges two tables, adding the df of equal hashes; out (room for na + nb
 // entries) must not overlap either input.  Returns the number written.

@@ -38,6 +38,51 @@ TEST(Idf, SortUniqueKeepsOneOfEach) {
     EXPECT_EQ(simhash::sort_unique(h.data(), 0), 0u);
 }
 
+TEST(HashSort, SortsAsStdSortDoesOnEveryShape) {
+    std::mt19937_64 rng(11);
+    auto check = [](std::vector<uint64_t> v, const char* what) {
+        std::vector<uint64_t> expected = v;
+        std::sort(expected.begin(), expected.end());
+        size_t ticks = 0;
+        simhash::sort_hashes(v.data(), v.size(), [&ticks] { ++ticks; });
+        EXPECT_EQ(v, expected) << what << ", " << v.size() << " items";
+        return ticks;
+    };
+    for (size_t n : {size_t(0), size_t(1), size_t(2), size_t(511), size_t(512), size_t(513), size_t(4096), size_t(200000)}) {
+        std::vector<uint64_t> random(n), few(n), low_byte(n), high_byte(n);
+        for (size_t i = 0; i < n; ++i) {
+            random[i] = rng();
+            few[i] = rng() % 7 * 0x0101010101010101ULL;  // many repeats of a few values
+            low_byte[i] = 0xABCDEF0012345600ULL | (rng() & 0xFF);  // equal but for the last byte
+            high_byte[i] = (rng() & 0xFF00000000000000ULL) | 42;
+        }
+        check(random, "random");
+        check(few, "few distinct");
+        check(low_byte, "last byte differs");
+        check(high_byte, "first byte differs");
+        check(std::vector<uint64_t>(n, ~0ULL), "all equal");
+    }
+}
+
+TEST(HashSort, TicksInProportionToTheWork) {
+    // A caller checks for a cancel at each tick: a sort of millions of
+    // hashes must tick along the way, whatever their shape.
+    const size_t n = 3 * simhash::kSortTickItems;
+    std::mt19937_64 rng(12);
+    std::vector<uint64_t> random(n), equal(n, 77);
+    for (auto& h : random) h = rng();
+    for (auto* v : {&random, &equal}) {
+        size_t ticks = 0;
+        simhash::sort_hashes(v->data(), v->size(), [&ticks] { ++ticks; });
+        EXPECT_TRUE(std::is_sorted(v->begin(), v->end()));
+        EXPECT_GE(ticks, 3u);
+    }
+    std::vector<uint64_t> small = {3, 1, 2};
+    size_t ticks = 0;
+    simhash::sort_hashes(small.data(), small.size(), [&ticks] { ++ticks; });
+    EXPECT_EQ(ticks, 0u);
+}
+
 TEST(Idf, CountHashesCountsRepeats) {
     std::vector<IdfEntry> t = count_all({9, 2, 9, 9, 4, 2});
     EXPECT_EQ(t, (std::vector<IdfEntry>{{2, 2}, {4, 1}, {9, 3}}));
