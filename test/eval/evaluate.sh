@@ -21,6 +21,9 @@ perl test/bench/corpus.pl > "$SCRATCH_DIR/corpus.tsv"
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 version=$(sed -n 's/^constexpr int kAlgorithmVersion = \([0-9]*\);.*/\1/p' src/core/fingerprint.hpp)
 /usr/bin/python3 test/eval/evaluate.py "$SCRATCH_DIR/corpus.tsv" "${PSQL_COMMAND[@]}" | tee "$SCRATCH_DIR/tables.md"
+# The sections after the marker line come from other scripts (zh_weighting.py,
+# heldout_prose.sh, subset runs): kept as they are.
+kept=$(sed -n '/^<!-- Everything below was measured by other scripts/,$p' test/eval/RESULTS.md 2>/dev/null || true)
 {
     echo "# Fingerprint quality: results"
     echo
@@ -28,4 +31,5 @@ version=$(sed -n 's/^constexpr int kAlgorithmVersion = \([0-9]*\);.*/\1/p' src/c
     echo "See README.md, \"Choosing a threshold\", for what they mean in practice."
     echo
     cat "$SCRATCH_DIR/tables.md"
+    if [ -n "$kept" ]; then printf '\n%s\n' "$kept"; fi
 } > test/eval/RESULTS.md

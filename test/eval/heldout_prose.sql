@@ -1,0 +1,27 @@
+-- Measures the tables heldout_prose.py loads: the default fingerprint and
+-- two super-linear weights of every feature (as zh_weighting.py names them).
+CREATE TEMP TABLE ho_fp AS
+    SELECT id, 'simhash(text)'::text AS method, simhash(body) AS fp FROM ho_docs
+    UNION ALL
+    SELECT id, 'tf^' || x, (SELECT simhash(array_agg(f), array_agg(tf ^ x))
+                              FROM (SELECT f, count(*) AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)
+      FROM ho_docs, (VALUES (1.1), (1.2)) v(x);
+CREATE INDEX ON ho_fp (id, method);
+ANALYZE ho_fp;
+\echo
+\echo Recall of edited copies within 3 / 4 / 6 bits, by length (words, or Han and kana characters):
+SELECT e.method, d.lang, d.rate AS edits, CASE WHEN d.len < 600 THEN '300-599' ELSE '600-' END AS length,
+       count(*) / 4 AS documents,
+       round(avg(((e.fp <-> o.fp) <= 3)::int), 3) AS within_3, round(avg(((e.fp <-> o.fp) <= 4)::int), 3) AS within_4,
+       round(avg(((e.fp <-> o.fp) <= 6)::int), 3) AS within_6, round(avg(e.fp <-> o.fp), 2) AS mean_distance
+  FROM ho_docs d JOIN ho_fp e ON e.id = d.id JOIN ho_fp o ON o.id = d.base AND o.method = e.method
+ WHERE d.base IS NOT NULL
+ GROUP BY GROUPING SETS ((1, 2, 3), (1, 2, 3, 4)) ORDER BY 2, 1, 3, 4 NULLS FIRST;
+\echo Unrelated originals (3-shingle Jaccard < 0.1) within 3, 4 and 6 bits:
+SELECT x.method, d.lang, count(*) AS pairs, sum(((x.fp <-> y.fp) <= 3)::int) AS within_3,
+       sum(((x.fp <-> y.fp) <= 4)::int) AS within_4, sum(((x.fp <-> y.fp) <= 6)::int) AS within_6,
+       round(avg(x.fp <-> y.fp), 1) AS mean_distance,
+       percentile_disc(0.01) WITHIN GROUP (ORDER BY x.fp <-> y.fp) AS first_percentile
+  FROM ho_unrelated u JOIN ho_docs d ON d.id = u.a JOIN ho_fp x ON x.id = u.a JOIN ho_fp y ON y.id = u.b AND y.method = x.method
+ GROUP BY 1, 2 ORDER BY 2, 1;
+SELECT count(*) FILTER (WHERE fp IS NULL) AS null_fingerprints, count(*) AS fingerprints FROM ho_fp;
