@@ -1,11 +1,18 @@
--- Measures the tables heldout_prose.py loads: the default fingerprint and
--- two super-linear weights of every feature (as zh_weighting.py names them).
+-- Measures the tables heldout_prose.py loads: the default fingerprint, two
+-- super-linear weights of every feature (as zh_weighting.py names them), and
+-- the other tokenizers (and, for English, a text search configuration).
 CREATE TEMP TABLE ho_fp AS
     SELECT id, 'simhash(text)'::text AS method, simhash(body) AS fp FROM ho_docs
     UNION ALL
     SELECT id, 'tf^' || x, (SELECT simhash(array_agg(f), array_agg(tf ^ x))
                               FROM (SELECT f, count(*) AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)
-      FROM ho_docs, (VALUES (1.1), (1.2)) v(x);
+      FROM ho_docs, (VALUES (1.1), (1.2)) v(x)
+    UNION ALL
+    SELECT id, 'words 1', simhash(body, 'words', 1) FROM ho_docs
+    UNION ALL
+    SELECT id, 'chars 3', simhash(body, 'chars', 3) FROM ho_docs
+    UNION ALL
+    SELECT id, 'tsvector english', simhash(to_tsvector('english', body)) FROM ho_docs WHERE lang = 'en';
 CREATE INDEX ON ho_fp (id, method);
 ANALYZE ho_fp;
 \echo
