@@ -21,8 +21,9 @@ constexpr size_t kSortTickItems = size_t(1) << 20;
 namespace detail {
 
 // Below this many items a bucket is left to std::sort: short, and cheaper
-// than another level of counters.
-constexpr size_t kRadixCutoff = 512;
+// than another level of counters (a document of a few thousand features
+// sorts as it did with std::sort alone).
+constexpr size_t kRadixCutoff = 4096;
 
 template <class Tick>
 class HashSorter {
@@ -35,9 +36,24 @@ public:
             pace(n);
             return;
         }
+        // A bucket of one value (a word repeated all through a document,
+        // or what is left of a few distinct values after a level) is done:
+        // counting it down eight levels cost three times std::sort.
+        size_t same = 1;
+        while (same < n) {
+            size_t from = same, stop = std::min(n, same + kSortTickItems);
+            while (same < stop && a[same] == a[0]) ++same;
+            pace(same - from);
+            if (same < stop) break;  // another value
+        }
+        if (same == n) return;
         size_t count[256] = {};
-        for (size_t i = 0; i < n; ++i) ++count[digit(a[i], shift)];
-        pace(n);
+        for (size_t i = 0; i < n;) {
+            size_t stop = std::min(n, i + kSortTickItems);
+            for (size_t j = i; j < stop; ++j) ++count[digit(a[j], shift)];
+            pace(stop - i);
+            i = stop;
+        }
         size_t next[256], end[256];
         size_t at = 0;
         for (int b = 0; b < 256; ++b) {
@@ -54,6 +70,7 @@ public:
                 while (d != unsigned(b)) {
                     std::swap(v, a[next[d]++]);
                     d = digit(v, shift);
+                    pace(1);
                 }
                 a[next[b]++] = v;
                 pace(1);

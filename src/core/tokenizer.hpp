@@ -50,7 +50,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
 constexpr size_t kTokenizerTickBytes = size_t(1) << 20;
 
 // As tokenize(), and also calls tick() after every kTokenizerTickBytes of
-// text read (between two characters, never inside a feature's bytes).  The
+// text read (between two characters, possibly inside a word).  The
 // features are the same as tokenize()'s.
 template <class Sink, class Tick>
 void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink, Tick&& tick);
