@@ -17,26 +17,14 @@
 # minutes at 10M, and 1.5 GB of disk)
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-source scripts/pg-env.sh
+source scripts/scratch-cluster.sh
 
 N=${1:-10000000}
-TMP=$(mktemp -d /tmp/simhash-density.XXXXXX)
-owned_dir "$TMP"
-cleanup() { as_cluster_owner pg_ctl -D "$TMP/data" -m fast stop >/dev/null 2>&1; rm -rf "$TMP"; }
-trap cleanup EXIT
-as_cluster_owner initdb -D "$TMP/data" --no-locale -E UTF8 >/dev/null
-cat >>"$TMP/data/postgresql.conf" <<CONF
-listen_addresses = ''
-unix_socket_directories = '$TMP'
-shared_buffers = 2GB
-maintenance_work_mem = 1GB
-max_parallel_maintenance_workers = 0
-max_wal_size = 4GB
-autovacuum = off
-jit = off
-CONF
-as_cluster_owner pg_ctl -D "$TMP/data" -l "$TMP/log" -w start >/dev/null || { cat "$TMP/log"; exit 1; }
-psql_q() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$TMP" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
+SCRATCH_SETTINGS="-c shared_buffers=2GB -c maintenance_work_mem=1GB -c max_parallel_maintenance_workers=0 \
+-c max_wal_size=4GB -c autovacuum=off -c jit=off"
+start_scratch_cluster "$PWD/.scratch/density"
+trap 'stop_scratch_cluster; rm -rf "$SCRATCH_DIR"' EXIT
+psql_q() { "${PSQL[@]}" -At "$@"; }
 
 psql_q <<SQL
 CREATE EXTENSION simhash;
