@@ -65,6 +65,12 @@ void check_feature_weight(double weight, const text* feature);
 simhash::TokenizerKind checked_tokenizer(const text* name, int32 n);
 
 /*
+ * The tick the core's long loops (the tokenizer, the hash sort) call: a
+ * cancel is honoured there (their frames own nothing with a destructor).
+ */
+inline void check_for_interrupts() { CHECK_FOR_INTERRUPTS(); }
+
+/*
  * Calls sink(feature, length) for every feature of the text.  A text can be
  * hundreds of megabytes, so a cancel is honoured between features and at
  * the tokenizer's ticks, every megabyte of text, which also cover text with
@@ -82,7 +88,7 @@ void for_each_text_feature(const text* value, simhash::TokenizerKind kind, int n
             CHECK_FOR_INTERRUPTS();
             sink(feature, length);
         },
-        [] { CHECK_FOR_INTERRUPTS(); });
+        check_for_interrupts);
     pfree(scratch);
     release_text_bytes(bytes);
 }

@@ -103,7 +103,7 @@ static void flush_pending(IdfAggState* state) {
     CHECK_FOR_INTERRUPTS();
     simhash::IdfEntry* counted =
         (simhash::IdfEntry*) alloc_huge(state->context, state->pending_count, sizeof(simhash::IdfEntry));
-    size_t count = simhash::count_hashes(state->pending, state->pending_count, counted, [] { CHECK_FOR_INTERRUPTS(); });
+    size_t count = simhash::count_hashes(state->pending, state->pending_count, counted, check_for_interrupts);
     CHECK_FOR_INTERRUPTS();
     merge_into_table(state, counted, count);
     pfree(counted);
@@ -139,8 +139,8 @@ static Datum add_document(FunctionCallInfo fcinfo, simhash::TokenizerKind kind, 
     MemoryContextSwitchTo(old);
     MemoryContextReset(state->scratch);
 
-    state->pending_count = start + simhash::sort_unique(state->pending + start, state->pending_count - start,
-                                                        [] { CHECK_FOR_INTERRUPTS(); });
+    state->pending_count =
+        start + simhash::sort_unique(state->pending + start, state->pending_count - start, check_for_interrupts);
     ++state->documents;
     if (state->pending_count >= kMinPendingFlush && state->pending_count >= state->table_count)
         flush_pending(state);
