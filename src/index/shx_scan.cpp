@@ -118,7 +118,7 @@ struct ShiScanOpaque {
     int64 n_null, next_null;
 };
 
-int cmp_hit_dist(const void *a, const void *b) {
+int cmp_hit_dist(const void *a, const void *b, void *) {
     const ShiHit *x = (const ShiHit *) a, *y = (const ShiHit *) b;
     if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
     return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
@@ -630,7 +630,14 @@ void start_scan(IndexScanDesc scan) {
     } else if (so->has_order || so->tbm != NULL) {
         /* every match first: to sort them by distance, or into the bitmap as they come */
         radius_search(scan->indexRelation, so);
-        if (so->has_order && so->nhits > 1) qsort(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist);
+        /* interruptible: a large radius over millions of rows sorts for a noticeable time */
+        if (so->has_order && so->nhits > 1) {
+#if PG_VERSION_NUM >= 150000
+            qsort_interruptible(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, NULL);
+#else
+            qsort_arg(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, NULL);
+#endif
+        }
     } else {
         /*
          * An unordered index scan reads leaf pages as rows are asked for, so
