@@ -145,6 +145,11 @@ SELECT simhash_agg(f) = simhash('alpha beta gamma'::text) AS unweighted
 SELECT simhash_agg(f) IS NULL AS no_rows FROM unnest('{}'::text[]) f;
 SELECT simhash_agg(f, w) FROM (VALUES ('x', 'NaN'::float8)) v(f, w);
 SELECT id % 3 AS grp, simhash_agg('w' || id) FROM generate_series(1, 30) id GROUP BY 1 ORDER BY 1;
+-- The planner sizes a hash aggregation by the declared state size (SSPACE,
+-- the 1 kB of 64 sums and their compensations); an internal state declared
+-- without one counts as 8 kB (ALLOCSET_DEFAULT_INITSIZE).
+SELECT aggfnoid::regprocedure, aggtransspace FROM pg_aggregate
+ WHERE aggfnoid IN ('simhash_agg(text)'::regprocedure, 'simhash_agg(text, float8)'::regprocedure) ORDER BY 1;
 -- Parallel aggregation combines partial states to the same answer.
 CREATE TABLE agg_terms AS SELECT 'term' || (i % 5000) AS term, (i % 7)::float8 AS weight FROM generate_series(1, 200000) i;
 ANALYZE agg_terms;

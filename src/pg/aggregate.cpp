@@ -22,6 +22,9 @@ PG_FUNCTION_INFO_V1(simhash_agg_deserializefn);
 }
 
 static_assert(std::is_trivially_copyable<simhash::RealVotes>::value, "the state is copied as bytes");
+// The planner sizes hash aggregation by the state's SSPACE in simhash--1.0.sql
+// (without it, an internal state counts as 8 kB).
+static_assert(sizeof(simhash::RealVotes) == 1056, "update simhash_agg's SSPACE in sql/simhash--1.0.sql");
 
 static simhash::RealVotes* agg_state(FunctionCallInfo fcinfo, const char* caller) {
     MemoryContext agg_context;
