@@ -133,6 +133,22 @@ SELECT pg_temp.estimated_rows($$SELECT id FROM posted WHERE fp % 'aaaaaaaaaaaaaa
        pg_temp.estimated_rows($$SELECT id FROM posted WHERE simhash_within(fp, 'aaaaaaaaaaaaaaab', 0)$$) < 10 AS radius_0_misses_it,
        pg_temp.estimated_rows($$SELECT id FROM posted WHERE fp % '0123456789abcdef'$$) < 10 AS far_from_it;
 SELECT count(*) FROM posted WHERE fp % 'aaaaaaaaaaaaaaab';
+-- A radius includes equality, so % is estimated at no fewer rows than =.
+-- Here 400 fingerprints are stored 50 times each, too evenly for a list of
+-- most common values: fp = q said 50 rows and fp % q said 1.
+CREATE TABLE stored50 (id int, fp simhash);
+INSERT INTO stored50 SELECT g, pg_temp.fp_of(g % 400) FROM generate_series(1, 20000) g;
+ANALYZE stored50;
+SELECT pg_temp.estimated_rows($$SELECT id FROM stored50 WHERE fp = $$ || quote_literal(pg_temp.fp_of(7))) AS equal_rows,
+       pg_temp.estimated_rows($$SELECT id FROM stored50 WHERE fp % $$ || quote_literal(pg_temp.fp_of(7))) AS similar_rows,
+       pg_temp.estimated_rows($$SELECT id FROM stored50 WHERE simhash_within(fp, $$ || quote_literal(pg_temp.fp_of(7)) || $$, 0)$$) AS within_0_rows,
+       (SELECT count(*) FROM stored50 WHERE fp % pg_temp.fp_of(7)) AS similar_actual;
+PREPARE near50(simhash) AS SELECT id FROM stored50 WHERE fp % $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT pg_temp.estimated_rows('EXECUTE near50(' || quote_literal(pg_temp.fp_of(7)) || ')') AS generic_similar_rows;
+RESET plan_cache_mode;
+DEALLOCATE near50;
+DROP TABLE stored50;
 -- fp %<= ROW(q, r), the index condition simhash_within becomes, written by
 -- hand is estimated as simhash_within (contsel said 0.1% of the table at
 -- every radius, so the index was chosen for radius 40 and a scan 4 times

@@ -80,6 +80,25 @@ void fill_model(VariableStatData *vardata, ColumnModel *m) {
 
 double at_least_floor(double s) { return s > simhash::kMinRadiusSelectivity ? s : simhash::kMinRadiusSelectivity; }
 
+/*
+ * What PostgreSQL estimates for fp = q when q is none of the most common
+ * values: the rest of the rows spread evenly over the other distinct values
+ * (var_eq_const's rule), so never more than the least common of them.  Every
+ * radius includes equality, so a radius estimate below it is too low: a
+ * column of 2,000 fingerprints stored 50 times each (too even for a most
+ * common values list) had fp % q estimated at 1 row and fp = q at 50.  0
+ * when ANALYZE has not counted distinct values.
+ */
+double equal_share_of_rest(VariableStatData *vardata, double rest, int nmcv, double least_mcv_freq) {
+    bool isdefault;
+    double ndistinct = get_variable_numdistinct(vardata, &isdefault);
+    if (isdefault || rest <= 0) return 0;
+    double others = ndistinct - nmcv;
+    double s = others > 1 ? rest / others : rest;
+    if (nmcv > 0 && s > least_mcv_freq) s = least_mcv_freq;
+    return s;
+}
+
 }  // namespace
 
 namespace {
@@ -146,23 +165,37 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
     double sel;
     if (IsA(other, Const) && !((Const *) other)->constisnull) {
         uint64 q = DatumGetSimhash(((Const *) other)->constvalue);
-        double mcv_match = 0, mcv_total = 0;
+        double mcv_match = 0, mcv_total = 0, least_mcv_freq = 1;
+        int nmcv = 0;
+        bool q_is_mcv = false;
         AttStatsSlot sslot;
         if (HeapTupleIsValid(vardata.statsTuple) &&
             get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_MCV, InvalidOid,
                              ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
-            for (int i = 0; i < sslot.nvalues && i < sslot.nnumbers; i++) {
+            nmcv = Min(sslot.nvalues, sslot.nnumbers);
+            for (int i = 0; i < nmcv; i++) {
                 mcv_total += sslot.numbers[i];
-                if (simhash::hamming_distance(DatumGetSimhash(sslot.values[i]), q) <= radius)
-                    mcv_match += sslot.numbers[i];
+                least_mcv_freq = Min(least_mcv_freq, (double) sslot.numbers[i]);
+                int d = simhash::hamming_distance(DatumGetSimhash(sslot.values[i]), q);
+                if (d <= radius) mcv_match += sslot.numbers[i];
+                if (d == 0) q_is_mcv = true;
             }
             free_attstatsslot(&sslot);
         }
-        double rest = 1.0 - m.nullfrac - mcv_total;
-        sel = mcv_match + (rest > 0 ? rest : 0) * at_least_floor(simhash::biased_within_share(q, m.share, radius));
+        double rest = Max(1.0 - m.nullfrac - mcv_total, 0.0);
+        double rest_match = rest * at_least_floor(simhash::biased_within_share(q, m.share, radius));
+        if (!q_is_mcv) rest_match = Max(rest_match, equal_share_of_rest(&vardata, rest, nmcv, least_mcv_freq));
+        sel = mcv_match + rest_match;
     } else {
-        /* a parameter or another column of the row: a query like the column's own rows */
+        /*
+         * a parameter or another column of the row: a query like the
+         * column's own rows, at least as many as fp = q (var_eq_non_const's
+         * 1 / distinct values)
+         */
         sel = (1.0 - m.nullfrac) * at_least_floor(simhash::biased_pair_within_share(m.share, m.share, radius));
+        bool isdefault;
+        double ndistinct = get_variable_numdistinct(&vardata, &isdefault);
+        if (!isdefault && ndistinct >= 1) sel = Max(sel, (1.0 - m.nullfrac) / ndistinct);
     }
     ReleaseVariableStats(vardata);
     CLAMP_PROBABILITY(sel);
