@@ -99,6 +99,19 @@ double equal_share_of_rest(VariableStatData *vardata, double rest, int nmcv, dou
     return s;
 }
 
+/*
+ * Distinct values on one side of a join, as eqjoinsel counts them: at most
+ * the rows its relation is estimated to return; 0 when ANALYZE has not
+ * counted them.
+ */
+double join_side_distinct(VariableStatData *vardata) {
+    bool isdefault;
+    double nd = get_variable_numdistinct(vardata, &isdefault);
+    if (isdefault) return 0;
+    if (vardata->rel != NULL && vardata->rel->rows > 0) nd = Min(nd, vardata->rel->rows);
+    return nd;
+}
+
 }  // namespace
 
 namespace {
@@ -267,6 +280,7 @@ double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, Specia
     fill_mcvs(&a, &ma);
     fill_mcvs(&b, &mb);
     RelOptInfo *inner_rel = reversed ? a.rel : b.rel;
+    double nd_a = join_side_distinct(&a), nd_b = join_side_distinct(&b);
     ReleaseVariableStats(a);
     ReleaseVariableStats(b);
     if (semi && inner_rel != NULL && inner_rel->rows > 0)
@@ -281,6 +295,21 @@ double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, Specia
     for (int j = 0; j < mb.nmcv; j++)
         sel += mb.mcv_freq[j] * rest_a * simhash::biased_within_share(mb.mcv[j], ma.share, radius);
     sel = Max(sel, (1.0 - ma.nullfrac) * (1.0 - mb.nullfrac) * simhash::kMinRadiusSelectivity);
+    /*
+     * Nor fewer pairs than fp = fp, which a radius includes: the equal most
+     * common values, and the other rows paired as eqjoinsel pairs them, over
+     * the larger number of other distinct values.  Two tables of 400
+     * fingerprints stored 50 and 5 times each gave 25,000 pairs for % and
+     * 100,000 for =, and 100,000 matched.
+     */
+    if (nd_a > 0 && nd_b > 0) {
+        double equal = 0;
+        for (int i = 0; i < ma.nmcv; i++)
+            for (int j = 0; j < mb.nmcv; j++)
+                if (ma.mcv[i] == mb.mcv[j]) equal += ma.mcv_freq[i] * mb.mcv_freq[j];
+        double others = Max(Max(nd_a - ma.nmcv, nd_b - mb.nmcv), 1.0);
+        sel = Max(sel, equal + rest_a * rest_b / others);
+    }
     CLAMP_PROBABILITY(sel);
     return sel;
 }
