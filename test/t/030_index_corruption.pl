@@ -219,4 +219,37 @@ is($node->safe_psql('postgres', $query),
    $node->safe_psql('postgres', q{SET enable_indexscan = off; SET enable_bitmapscan = off;
                                   SELECT count(*) FROM t WHERE simhash_within(fp, '0123456789abcdef', 40)}),
    'restored index answers like a seqscan');
+
+# VACUUM of a table whose index is in an old on-disk format: it failed,
+# autovacuum with it, which would have held back the cluster's freezing until
+# a REINDEX.  It now vacuums the table, leaves the index alone with a WARNING
+# naming the way out, and REINDEX then gives a sound index of the live rows.
+{
+    $node->safe_psql('postgres', q{
+        CREATE TABLE old_t (id int, fp simhash);
+        INSERT INTO old_t SELECT i, simhash_from_bigint(hashint8(i)) FROM generate_series(1, 3000) i;
+        CREATE INDEX old_fp ON old_t USING simhash (fp);
+        CHECKPOINT;
+    });
+    my $old_file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('old_fp')");
+    $node->stop;
+    open(my $fh, '+<:raw', $old_file) or die "$old_file: $!";
+    seek($fh, 24 + 4, 0);
+    print $fh pack('V', 2);
+    close $fh;
+    $node->start;
+    $node->safe_psql('postgres', 'DELETE FROM old_t WHERE id % 2 = 0');
+    my ($rc, $out, $err) = $node->psql('postgres', 'VACUUM old_t');
+    is($rc, 0, 'old on-disk version: VACUUM of the table succeeds');
+    like($err, qr/WARNING:  index "old_fp" has on-disk version 2, which this simhash build no longer reads; VACUUM leaves it alone\nHINT:  To fix this, do REINDEX INDEX "old_fp"/,
+         'old on-disk version: VACUUM warns and names the way out');
+    is($node->safe_psql('postgres', "SELECT n_dead_tup FROM pg_stat_user_tables WHERE relname = 'old_t'"), '0',
+       'old on-disk version: VACUUM removed the dead rows');
+    $node->safe_psql('postgres', 'REINDEX INDEX old_fp');
+    is($node->safe_psql('postgres', "SELECT simhash_index_check('old_fp', true)"), '', 'old on-disk version: sound after REINDEX');
+    my $near = "SELECT string_agg(id::text, ',' ORDER BY id) FROM old_t WHERE simhash_within(fp, simhash_from_bigint(hashint8(7)), 20)";
+    is($node->safe_psql('postgres', "SET enable_seqscan = off; SET enable_bitmapscan = off; $near"),
+       $node->safe_psql('postgres', "SET enable_indexscan = off; SET enable_bitmapscan = off; $near"),
+       'old on-disk version: after REINDEX the index answers like a seqscan');
+}
 done_testing();
