@@ -157,6 +157,28 @@ SELECT simhash_agg(term, weight) AS serial FROM agg_terms \gset
 SET parallel_setup_cost = 0; SET parallel_tuple_cost = 0; SET min_parallel_table_scan_size = 0; SET max_parallel_workers_per_gather = 2;
 EXPLAIN (COSTS OFF) SELECT simhash_agg(term, weight) FROM agg_terms;
 SELECT simhash_agg(term, weight) = :'serial'::simhash AS parallel_matches FROM agg_terms;
+-- Combining workers' states by hash in little memory: the deserialized
+-- states live per input row.  They were made in the aggregate's context, and
+-- this query's hash aggregation grew to 125 MB at a work_mem of 1 MB, its
+-- own states taking 2 MB (found by black-box testing).
+CREATE TABLE agg_groups AS SELECT i % 20000 AS g, 'f' || (i % 97) AS f, (i % 5 + 1)::float8 AS w
+  FROM generate_series(1, 300000) i;
+ANALYZE agg_groups;
+SET work_mem = '1MB'; SET enable_sort = off;
+CREATE FUNCTION pg_temp.peak_memory_kb(stmt text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) ' || stmt INTO plan;
+    RETURN (plan->0->'Plan'->>'Peak Memory Usage')::int;
+END $$;
+EXPLAIN (COSTS OFF) SELECT g, simhash_agg(f, w) FROM agg_groups GROUP BY g;
+SELECT pg_temp.peak_memory_kb('SELECT g, simhash_agg(f, w) FROM agg_groups GROUP BY g') < 8192 AS within_a_few_mb;
+CREATE TEMP TABLE agg_by_hash AS SELECT g, simhash_agg(f, w) AS fp FROM agg_groups GROUP BY g;
+RESET enable_sort; SET enable_hashagg = off;
+SELECT count(*) AS groups, count(*) FILTER (WHERE h.fp IS DISTINCT FROM s.fp) AS differ_from_sorted
+  FROM agg_by_hash h JOIN (SELECT g, simhash_agg(f, w) AS fp FROM agg_groups GROUP BY g) s USING (g);
+RESET work_mem; RESET enable_hashagg;
+DROP TABLE agg_groups, agg_by_hash;
 -- Workers' shares of the weights can each stay below the largest double
 -- that their total passes (1.5e303 x 200,000 = 3e308): combining them is
 -- checked too.  It was not, and the parallel plan returned a fingerprint

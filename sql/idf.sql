@@ -159,6 +159,28 @@ SET parallel_leader_participation = off;
 EXPLAIN (COSTS OFF) SELECT simhash_idf_agg(body) FROM idf_articles;
 SELECT simhash_idf_send(simhash_idf_agg(body)) = (SELECT bytes FROM idf_serial) AS parallel_equals_serial
   FROM idf_articles;
+-- Combining workers' states by hash in little memory: the deserialized
+-- states live per input row, as simhash_agg's do (theirs grew a hash
+-- aggregation to 125 MB at a work_mem of 1 MB).
+SET parallel_leader_participation = on;
+CREATE TABLE idf_groups AS SELECT i % 20000 AS g, 'f' || (i % 97) || ' h' || (i % 1013) AS body
+  FROM generate_series(1, 300000) i;
+ANALYZE idf_groups;
+SET work_mem = '1MB'; SET enable_sort = off;
+CREATE FUNCTION pg_temp.peak_memory_kb(stmt text) RETURNS int LANGUAGE plpgsql AS $$
+DECLARE plan json;
+BEGIN
+    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) ' || stmt INTO plan;
+    RETURN (plan->0->'Plan'->>'Peak Memory Usage')::int;
+END $$;
+EXPLAIN (COSTS OFF) SELECT g, simhash_idf_agg(body) FROM idf_groups GROUP BY g;
+SELECT pg_temp.peak_memory_kb('SELECT g, simhash_idf_agg(body) FROM idf_groups GROUP BY g') < 8192 AS within_a_few_mb;
+CREATE TEMP TABLE idf_by_hash AS SELECT g, simhash_idf_send(simhash_idf_agg(body)) AS bytes FROM idf_groups GROUP BY g;
+RESET enable_sort; SET enable_hashagg = off;
+SELECT count(*) AS groups, count(*) FILTER (WHERE h.bytes IS DISTINCT FROM s.bytes) AS differ_from_sorted
+  FROM idf_by_hash h JOIN (SELECT g, simhash_idf_send(simhash_idf_agg(body)) AS bytes FROM idf_groups GROUP BY g) s USING (g);
+RESET work_mem; RESET enable_hashagg;
+DROP TABLE idf_groups, idf_by_hash;
 RESET parallel_leader_participation;
 RESET max_parallel_workers_per_gather;
 RESET min_parallel_table_scan_size;

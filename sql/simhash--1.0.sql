@@ -248,7 +248,7 @@ CREATE FUNCTION @extschema@.simhash_agg_deserializefn(bytea, internal) RETURNS i
 CREATE AGGREGATE @extschema@.simhash_agg(feature text, weight float8) (
     SFUNC = @extschema@.simhash_agg_weighted_transfn,
     STYPE = internal,
-    SSPACE = 1056,
+    SSPACE = 2064,
     FINALFUNC = @extschema@.simhash_agg_finalfn,
     COMBINEFUNC = @extschema@.simhash_agg_combinefn,
     SERIALFUNC = @extschema@.simhash_agg_serializefn,
@@ -258,7 +258,7 @@ CREATE AGGREGATE @extschema@.simhash_agg(feature text, weight float8) (
 CREATE AGGREGATE @extschema@.simhash_agg(feature text) (
     SFUNC = @extschema@.simhash_agg_transfn,
     STYPE = internal,
-    SSPACE = 1056,
+    SSPACE = 2064,
     FINALFUNC = @extschema@.simhash_agg_finalfn,
     COMBINEFUNC = @extschema@.simhash_agg_combinefn,
     SERIALFUNC = @extschema@.simhash_agg_serializefn,

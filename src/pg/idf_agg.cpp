@@ -210,7 +210,9 @@ extern "C" Datum simhash_idf_agg_serializefn(PG_FUNCTION_ARGS) {
 }
 
 extern "C" Datum simhash_idf_agg_deserializefn(PG_FUNCTION_ARGS) {
-    MemoryContext context = aggregate_context(fcinfo, "simhash_idf_agg_deserializefn");
+    /* in the per-input-row context, as simhash_agg_deserializefn: the combine function copies it */
+    (void) aggregate_context(fcinfo, "simhash_idf_agg_deserializefn");
+    MemoryContext context = CurrentMemoryContext;
     bytea* serialized = PG_GETARG_BYTEA_PP(0);
     size_t length = VARSIZE_ANY_EXHDR(serialized);
     IdfAggWire wire;
