@@ -159,6 +159,36 @@ SELECT pg_temp.estimated_rows($$SELECT 1 FROM stored50 a JOIN stored5 b ON a.fp 
        pg_temp.estimated_rows($$SELECT 1 FROM stored50 a JOIN stored5 b ON simhash_within(a.fp, b.fp, 3)$$) AS within_pairs,
        (SELECT count(*) FROM stored50 a JOIN stored5 b ON a.fp % b.fp) AS similar_actual;
 DROP TABLE stored50, stored5;
+-- ... including when only one side has most common values: 45 fingerprints
+-- hold 90% of one table, which the other holds once each among rows of its
+-- own.  % was floored by the rest of the rows only, 10 times below =
+-- (found by black-box testing).
+CREATE TABLE reposted90 (id int, fp simhash);
+INSERT INTO reposted90 SELECT g, CASE WHEN g % 10 < 9 THEN pg_temp.fp_of(g % 45) ELSE pg_temp.fp_of(1000 + g) END
+  FROM generate_series(1, 20000) g;
+CREATE TABLE once_each (id int, fp simhash);
+INSERT INTO once_each SELECT id, fp FROM reposted90 WHERE id % 10 = 9 AND id < 10000
+  UNION ALL SELECT g, pg_temp.fp_of(g) FROM generate_series(0, 44) g;
+ANALYZE reposted90; ANALYZE once_each;
+SELECT (SELECT count(*) FROM pg_stats WHERE tablename = 'reposted90' AND attname = 'fp' AND most_common_vals IS NOT NULL) AS common_values_big,
+       (SELECT count(*) FROM pg_stats WHERE tablename = 'once_each' AND attname = 'fp' AND most_common_vals IS NOT NULL) AS common_values_small;
+SELECT pg_temp.estimated_rows($$SELECT 1 FROM once_each a JOIN reposted90 b ON a.fp % b.fp$$) >=
+       pg_temp.estimated_rows($$SELECT 1 FROM once_each a JOIN reposted90 b ON a.fp = b.fp$$) AS similar_at_least_equal,
+       pg_temp.estimated_rows($$SELECT 1 FROM once_each a JOIN reposted90 b ON a.fp = b.fp$$) BETWEEN 8000 AND 32000 AS equal_near_actual,
+       (SELECT count(*) FROM once_each a JOIN reposted90 b ON a.fp % b.fp) AS similar_actual;
+-- A parameter's floor stops at the most common value's frequency, as =
+-- does: with n_distinct forced to 5, 1 / 5 of the rows would be 4,000.
+ALTER TABLE reposted90 ALTER fp SET (n_distinct = 5);
+ANALYZE reposted90;
+PREPARE near90(simhash) AS SELECT id FROM reposted90 WHERE fp % $1;
+PREPARE equal90(simhash) AS SELECT id FROM reposted90 WHERE fp = $1;
+SET plan_cache_mode = force_generic_plan;
+SELECT pg_temp.estimated_rows('EXECUTE near90(' || quote_literal(pg_temp.fp_of(7)) || ')') =
+       pg_temp.estimated_rows('EXECUTE equal90(' || quote_literal(pg_temp.fp_of(7)) || ')') AS generic_like_equal,
+       pg_temp.estimated_rows('EXECUTE near90(' || quote_literal(pg_temp.fp_of(7)) || ')') < 1000 AS capped;
+RESET plan_cache_mode;
+DEALLOCATE near90; DEALLOCATE equal90;
+DROP TABLE reposted90, once_each;
 -- fp %<= ROW(q, r), the index condition simhash_within becomes, written by
 -- hand is estimated as simhash_within (contsel said 0.1% of the table at
 -- every radius, so the index was chosen for radius 40 and a scan 4 times

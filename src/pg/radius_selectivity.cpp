@@ -99,17 +99,46 @@ double equal_share_of_rest(VariableStatData *vardata, double rest, int nmcv, dou
     return s;
 }
 
-/*
- * Distinct values on one side of a join, as eqjoinsel counts them: at most
- * the rows its relation is estimated to return; 0 when ANALYZE has not
- * counted them.
- */
+/* Distinct values on one side of a join, as eqjoinsel counts them; 0 when ANALYZE has not counted them. */
 double join_side_distinct(VariableStatData *vardata) {
     bool isdefault;
     double nd = get_variable_numdistinct(vardata, &isdefault);
-    if (isdefault) return 0;
-    if (vardata->rel != NULL && vardata->rel->rows > 0) nd = Min(nd, vardata->rel->rows);
-    return nd;
+    return isdefault ? 0 : nd;
+}
+
+/*
+ * PostgreSQL's estimate of a.fp = b.fp (eqjoinsel_inner's rule): with most
+ * common values on both sides, the equal ones paired at their frequencies,
+ * each side's unmatched ones and the rest spread over the other side's
+ * distinct values, the smaller of the two points of view; otherwise the
+ * non-NULL rows over the larger number of distinct values.
+ */
+double equal_join_sel(const ColumnModel &a, const ColumnModel &b, double nd_a, double nd_b) {
+    if (a.nmcv == 0 || b.nmcv == 0) return (1.0 - a.nullfrac) * (1.0 - b.nullfrac) / Max(Max(nd_a, nd_b), 1.0);
+    bool *matched_a = (bool *) palloc0(a.nmcv), *matched_b = (bool *) palloc0(b.nmcv);
+    double pair_freq = 0;
+    int nmatches = 0;
+    for (int i = 0; i < a.nmcv; i++)
+        for (int j = 0; j < b.nmcv; j++)
+            if (!matched_b[j] && a.mcv[i] == b.mcv[j]) {
+                matched_a[i] = matched_b[j] = true;
+                pair_freq += a.mcv_freq[i] * b.mcv_freq[j];
+                nmatches++;
+                break;
+            }
+    double matched_freq_a = 0, unmatched_a = 0, matched_freq_b = 0, unmatched_b = 0;
+    for (int i = 0; i < a.nmcv; i++) (matched_a[i] ? matched_freq_a : unmatched_a) += a.mcv_freq[i];
+    for (int j = 0; j < b.nmcv; j++) (matched_b[j] ? matched_freq_b : unmatched_b) += b.mcv_freq[j];
+    pfree(matched_a);
+    pfree(matched_b);
+    double other_a = Max(0.0, 1.0 - a.nullfrac - matched_freq_a - unmatched_a);
+    double other_b = Max(0.0, 1.0 - b.nullfrac - matched_freq_b - unmatched_b);
+    double from_a = pair_freq, from_b = pair_freq;
+    if (nd_b > b.nmcv) from_a += unmatched_a * other_b / (nd_b - b.nmcv);
+    if (nd_b > nmatches) from_a += other_a * (other_b + unmatched_b) / (nd_b - nmatches);
+    if (nd_a > a.nmcv) from_b += unmatched_b * other_a / (nd_a - a.nmcv);
+    if (nd_a > nmatches) from_b += other_b * (other_a + unmatched_a) / (nd_a - nmatches);
+    return Min(from_a, from_b);
 }
 
 }  // namespace
@@ -208,7 +237,13 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
         sel = (1.0 - m.nullfrac) * at_least_floor(simhash::biased_pair_within_share(m.share, m.share, radius));
         bool isdefault;
         double ndistinct = get_variable_numdistinct(&vardata, &isdefault);
-        if (!isdefault && ndistinct >= 1) sel = Max(sel, (1.0 - m.nullfrac) / ndistinct);
+        if (!isdefault && ndistinct >= 1) {
+            /* never more than the most common value's frequency, as var_eq_non_const caps it */
+            double equal = (1.0 - m.nullfrac) / ndistinct;
+            fill_mcvs(&vardata, &m);
+            if (m.nmcv > 0) equal = Min(equal, m.mcv_freq[0]);
+            sel = Max(sel, equal);
+        }
     }
     ReleaseVariableStats(vardata);
     CLAMP_PROBABILITY(sel);
@@ -296,20 +331,11 @@ double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, Specia
         sel += mb.mcv_freq[j] * rest_a * simhash::biased_within_share(mb.mcv[j], ma.share, radius);
     sel = Max(sel, (1.0 - ma.nullfrac) * (1.0 - mb.nullfrac) * simhash::kMinRadiusSelectivity);
     /*
-     * Nor fewer pairs than fp = fp, which a radius includes: the equal most
-     * common values, and the other rows paired as eqjoinsel pairs them, over
-     * the larger number of other distinct values.  Two tables of 400
-     * fingerprints stored 50 and 5 times each gave 25,000 pairs for % and
-     * 100,000 for =, and 100,000 matched.
+     * Nor fewer pairs than fp = fp, which a radius includes.  Two tables of
+     * 400 fingerprints stored 50 and 5 times each gave 25,000 pairs for %
+     * and 100,000 for =, and 100,000 matched.
      */
-    if (nd_a > 0 && nd_b > 0) {
-        double equal = 0;
-        for (int i = 0; i < ma.nmcv; i++)
-            for (int j = 0; j < mb.nmcv; j++)
-                if (ma.mcv[i] == mb.mcv[j]) equal += ma.mcv_freq[i] * mb.mcv_freq[j];
-        double others = Max(Max(nd_a - ma.nmcv, nd_b - mb.nmcv), 1.0);
-        sel = Max(sel, equal + rest_a * rest_b / others);
-    }
+    if (nd_a > 0 && nd_b > 0) sel = Max(sel, equal_join_sel(ma, mb, nd_a, nd_b));
     CLAMP_PROBABILITY(sel);
     return sel;
 }
