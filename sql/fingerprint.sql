@@ -31,11 +31,16 @@ SELECT simhash('The quick brown fox jumps over the lazy dog', 'words', 2) AS wor
 -- like the type would otherwise be read as a cast).
 SELECT simhash('Hello world'::varchar) = simhash('Hello world'::text) AS varchar_overload,
        simhash('Hello world'::char(20)) = simhash('Hello world'::text) AS char_overload;
--- simhash(text) is the mixed tokenizer with single CJK characters, without
--- English function words ("and"); the words tokenizer keeps them.
+-- simhash(text) is the mixed tokenizer with single CJK characters; an
+-- English function word ("and", "the") votes once with weight count^0.75
+-- (algorithm version 5), which is one vote when it occurs once, as in the
+-- words tokenizer.  Four "the" against three "x" lose where they differ (2.83
+-- against 3), where at full weight they win.
 SELECT simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'mixed', 1) AS mixed_1,
        simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 English', 'words', 1) AS words_without_and,
-       simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'words', 1) AS words_keep_and;
+       simhash('我爱北京天安门 and English'::text) = simhash('我爱北京天安门 and English', 'words', 1) AS words_with_and,
+       simhash('the the the the x x x'::text) = simhash('x'::text) AS x_outvotes_the,
+       simhash('the the the the x x x', 'words', 1) = simhash('the'::text) AS the_outvotes_x_in_words;
 
 -- What the tokenizers see.
 SELECT simhash_features('The quick, BROWN fox -- jumps!');
@@ -84,8 +89,9 @@ SELECT simhash('Hello, World!'::text) = simhash('hello world'::text) AS case_and
 SELECT simhash(''::text) IS NULL AS empty, simhash('  ,.!? ——'::text) IS NULL AS punctuation,
        simhash('', 'words', 2) IS NULL AS empty_words, simhash('!', 'chars', 3) IS NULL AS empty_chars,
        simhash(NULL::text) IS NULL AS null_text;
--- Nor does one made only of English function words, unless they are asked for.
-SELECT simhash('To be, or not to be!'::text) IS NULL AS only_function_words,
+-- One made only of English function words has one (it had none before
+-- algorithm version 5), as with the words tokenizer.
+SELECT simhash('To be, or not to be!'::text) IS NOT NULL AS only_function_words,
        simhash('To be, or not to be!', 'words', 1) IS NOT NULL AS words_keeps_them;
 
 -- Tokenizer arguments.
@@ -101,7 +107,8 @@ SELECT simhash('one two three', 'mixed', 1, 3) = simhash('one two three'::text) 
        simhash('one two three', 'mixed', 1, 4) IS NULL AS too_few,
        simhash('one one one', 'mixed', 1, 3) IS NOT NULL AS repeats_count,
        simhash('...', 'mixed', 1, 1) IS NULL AS none,
-       simhash('the one and the two', 'mixed', 1, 3) IS NULL AS function_words_do_not_count;
+       simhash('the one and the two', 'mixed', 1, 5) IS NOT NULL AS function_words_count,
+       simhash('the one and the two', 'mixed', 1, 6) IS NULL AS five_features;
 SELECT simhash('text', 'mixed', 1, 0);
 -- n and min_features default to 1, and min_features may be named alone.
 -- Two arguments resolved to simhash(text, simhash_idf) when only
@@ -220,8 +227,9 @@ SELECT simhash(original) <-> simhash(substituted_1pct) <= 3 AS edits_1pct,
        simhash(original) <-> simhash(pg_read_file('/usr/share/common-licenses/GPL-2')) > 3 AS gpl2_is_not
   FROM doc;
 -- Short texts have few features, so one edited word moves many bits: a
--- 50-word paragraph (28 features once its function words are dropped) with
--- one word substituted is 11 bits away (see README, "Choosing a threshold").
+-- 50-word paragraph (50 features, 22 of them function words, which weigh
+-- less) with one word substituted is 4 bits away (see README, "Choosing a
+-- threshold").
 WITH t(a, b) AS (VALUES (
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official documentation.',
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official manual.'))

@@ -15,8 +15,8 @@ INSERT INTO idf_corpus VALUES
 
 -- The text form is a summary.  NULL documents are skipped; a document without
 -- features still counts.  Only features in two or more documents are stored
--- (here: old and cat; "a", "on" and the other English function words are
--- not features of the mixed tokenizer).
+-- (here: old, cat and a; the mixed tokenizer's features include English
+-- function words such as "a" and "on").
 SELECT simhash_idf_agg(body) FROM idf_corpus;
 SELECT simhash_idf_agg(body, 'chars', 3) FROM idf_corpus;
 SELECT simhash_idf_agg(body) IS NULL AS no_rows FROM idf_corpus WHERE false;

@@ -1,5 +1,6 @@
 #include "fingerprint.hpp"
 
+#include <array>
 #include <cmath>
 #include <cstring>
 
@@ -32,11 +33,63 @@ uint64_t UnitVotes::fingerprint() noexcept {
     return fp;
 }
 
+// Bit i of the result is 1 when the sum is > 0, else bit i of tie_break when it is exactly 0.
+static uint64_t signs(const double sums[64], uint64_t tie_break) noexcept {
+    uint64_t fp = 0;
+    for (int i = 0; i < 64; ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        if (sums[i] > 0 || (sums[i] == 0 && (tie_break & bit))) fp |= bit;
+    }
+    return fp;
+}
+
+uint64_t UnitVotes::fingerprint(const FunctionWordTally& function_words) noexcept {
+    if (function_words.occurrences() == 0) return fingerprint();
+    flush();
+    double sums[64];
+    for (int i = 0; i < 64; ++i) sums[i] = 2 * double(ones_[i]) - double(features_);
+    uint64_t tie_break = tie_break_;
+    function_words.vote(sums, &tie_break);
+    return signs(sums, tie_break);
+}
+
+double FunctionWordTally::weight(uint64_t count) noexcept {
+    const double c = double(count);
+    return std::sqrt(c) * std::sqrt(std::sqrt(c));
+}
+
+void FunctionWordTally::vote(double sums[64], uint64_t* tie_break) const noexcept {
+    static_assert(kWords == 126, "the list of stop_words.cpp");
+    // The words' hashes, computed once.
+    static const auto hashes = [] {
+        std::array<uint64_t, kWords> h{};
+        for (size_t k = 0; k < kWords; ++k) h[k] = feature_hash(kEnglishStopWords[k].data(), kEnglishStopWords[k].size());
+        return h;
+    }();
+    double fw[64] = {};
+    for (size_t k = 0; k < kWords; ++k) {
+        if (counts_[k] == 0) continue;
+        const double w = weight(counts_[k]);
+        for (int i = 0; i < 64; ++i) fw[i] += ((hashes[k] >> i) & 1) ? w : -w;
+        *tie_break += tie_mix(hashes[k]) * counts_[k];  // wraps, as count separate votes would
+    }
+    for (int i = 0; i < 64; ++i) sums[i] += fw[i];
+}
+
 void IntegerVotes::add(uint64_t hash, int64_t weight) noexcept {
     if (weight == 0) return;
     for (int i = 0; i < 64; ++i) sums_[i] += ((hash >> i) & 1) ? weight : -weight;
     ++features_;
     tie_break_ += tie_mix(hash) * uint64_t(weight);  // wraps, as w separate votes would
+}
+
+uint64_t IntegerVotes::fingerprint(const FunctionWordTally& function_words) const noexcept {
+    if (function_words.occurrences() == 0) return fingerprint();
+    double sums[64];
+    for (int i = 0; i < 64; ++i) sums[i] = double(sums_[i]);
+    uint64_t tie_break = tie_break_;
+    function_words.vote(sums, &tie_break);
+    return signs(sums, tie_break);
 }
 
 uint64_t IntegerVotes::fingerprint() const noexcept {
@@ -130,10 +183,13 @@ bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_ +
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {
     UnitVotes votes;
-    tokenize(text, length, kind, n, scratch,
-             [&votes](const char* feature, size_t len) { votes.add(feature_hash(feature, len)); });
-    uint64_t features = votes.features();
-    return {features ? votes.fingerprint() : 0, features};
+    FunctionWordTally function_words;
+    tokenize(text, length, kind, n, scratch, [&](const char* feature, size_t len, int function_word) {
+        if (function_word >= 0) function_words.add(function_word);
+        else votes.add(feature_hash(feature, len));
+    });
+    uint64_t features = votes.features() + function_words.occurrences();
+    return {features ? votes.fingerprint(function_words) : 0, features};
 }
 
 }  // namespace simhash

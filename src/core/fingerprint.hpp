@@ -26,10 +26,12 @@ namespace simhash {
 // soft hyphen and U+FEFF inside words.  Version 4 takes the character
 // classes from General_Category (scripts/gen-char-classes.py): the
 // punctuation and symbols of scripts the hand-made table did not list
-// separate instead of joining words.
-constexpr int kAlgorithmVersion = 4;
+// separate instead of joining words.  Version 5 takes English function
+// words back into the mixed tokenizer, each voting once per text with
+// weight count^0.75 in simhash(text) (FunctionWordTally).
+constexpr int kAlgorithmVersion = 5;
 
-// What simhash(text) uses: words other than English function words, and
+// What simhash(text) uses: words, English function words weighed down, and
 // single ideographs (they gave the best recall on test/eval's Chinese set; kana keep bigrams).
 constexpr TokenizerKind kDefaultTokenizer = TokenizerKind::kMixed;
 constexpr int kDefaultNgram = 1;
@@ -76,6 +78,8 @@ public:
     }
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() noexcept;
+    // With the function words' votes (mixed tokenizer) added.
+    uint64_t fingerprint(const class FunctionWordTally& function_words) noexcept;
 
 private:
     // A byte lane overflows after 255 additions.
@@ -97,6 +101,7 @@ public:
     bool empty() const noexcept { return features_ == 0; }
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() const noexcept;
+    uint64_t fingerprint(const class FunctionWordTally& function_words) const noexcept;
 
 private:
     int64_t sums_[64] = {};
@@ -130,6 +135,31 @@ private:
     double magnitude_compensation_ = 0;  // its rounding error, as compensation_ is the sums'
     uint64_t features_ = 0;
     uint64_t tie_break_ = 0;
+};
+
+// The English function words of a text (the mixed tokenizer's features that
+// stop_words.hpp lists), counted apart: each listed word votes once, with
+// weight count^0.75, computed as sqrt(c) * sqrt(sqrt(c)) so that every IEEE
+// machine rounds it alike, and adds count votes' worth of tie-break.  A
+// weight that grows more slowly than the count keeps "the" and "of" from
+// outvoting what a text is about, as full weight did, while still letting
+// them hold the fingerprint of prose steady (stop_words.hpp).
+class FunctionWordTally {
+public:
+    void add(int index) noexcept {
+        ++counts_[index];
+        ++occurrences_;
+    }
+    uint64_t occurrences() const noexcept { return occurrences_; }
+    // Adds each word's signed weight to sums[i], in list order, and its
+    // tie-break votes to *tie_break.
+    void vote(double sums[64], uint64_t* tie_break) const noexcept;
+    static double weight(uint64_t count) noexcept;
+
+private:
+    static constexpr size_t kWords = 126;
+    uint64_t counts_[kWords] = {};
+    uint64_t occurrences_ = 0;
 };
 
 struct TextFingerprint {

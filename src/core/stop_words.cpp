@@ -40,14 +40,25 @@ constexpr std::array<uint64_t, kStopTableSize> packed_table() {
     }
     return keys;
 }
+
+constexpr std::array<int16_t, kStopTableSize> packed_index_table() {
+    std::array<int16_t, kStopTableSize> index{};
+    for (int16_t& i : index) i = -1;
+    for (size_t k = 0; k < sizeof(kStopWords) / sizeof(kStopWords[0]); ++k) {
+        if (kStopWords[k].size() > kPackedStopWordLength) continue;
+        index[stop_slot(pack_word(kStopWords[k].data(), kStopWords[k].size()))] = int16_t(k);
+    }
+    return index;
+}
 }  // namespace
 
 constexpr std::array<uint64_t, kStopTableSize> kPackedStopWords = packed_table();
+constexpr std::array<int16_t, kStopTableSize> kPackedStopWordIndex = packed_index_table();
 
-bool is_long_english_stop_word(const char* word, size_t length) noexcept {
-    for (std::string_view w : kStopWords)
-        if (w.size() == length && std::memcmp(w.data(), word, length) == 0) return true;
-    return false;
+int long_english_stop_word_index(const char* word, size_t length) noexcept {
+    for (size_t k = 0; k < sizeof(kStopWords) / sizeof(kStopWords[0]); ++k)
+        if (kStopWords[k].size() == length && std::memcmp(kStopWords[k].data(), word, length) == 0) return int(k);
+    return -1;
 }
 
 }  // namespace detail

@@ -9,9 +9,10 @@
 //            space; across punctuation too, since shingles follow the reading order.
 //   chars n  Runs are maximal spans of non-separator characters.  Features are
 //            the character n-grams of each run (a run shorter than n is one feature).
-//   mixed n  Words and emoji are features by themselves, except English
-//            function words (stop_words.hpp); runs of CJK characters contribute
-//            their character n-grams (a shorter run is one feature).  With
+//   mixed n  Words and emoji are features by themselves (English function
+//            words too, which simhash(text) weighs down: stop_words.hpp); runs
+//            of CJK characters contribute their character n-grams (a shorter
+//            run is one feature).  With
 //            n = 1 only ideographs are single features: runs of kana and of
 //            other scripts written without spaces still give bigrams.
 //            simhash(text) is mixed 1: Chinese and Japanese need no segmenter.
@@ -41,6 +42,10 @@ inline size_t tokenizer_scratch_size(size_t length) noexcept { return 2 * length
 
 // Calls sink(const char* feature, size_t feature_length) for every feature, in
 // text order.  Requires 1 <= n <= kMaxNgram and scratch of tokenizer_scratch_size(length).
+// A sink that also takes an int is called as sink(feature, length, index):
+// in mixed mode index is the feature's position in kEnglishStopWords when it
+// is an English function word, else -1 (the lookup is the tokenizer's, which
+// has the word in a padded buffer).
 template <class Sink>
 void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink);
 

@@ -1,6 +1,8 @@
 // Template body of tokenize(); included by tokenizer.hpp only.
 #pragma once
 
+#include <type_traits>
+
 namespace simhash {
 namespace detail {
 
@@ -61,23 +63,34 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
     bool in_word = false;       // inside a word of a space-delimited script
     bool in_run = false;        // inside a run that produces n-grams
 
+    // Every other feature, in a mode or of a kind that holds no function word.
+    auto emit = [&](const char* feature, size_t feature_length) {
+        if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
+            sink(feature, feature_length, -1);
+        else
+            sink(feature, feature_length);
+    };
     // A run (chars mode: any non-separators; mixed: CJK characters) ends: a
     // run shorter than n still yields itself as one feature.
     auto close_run = [&]() {
         if (!in_run) return;
-        if (ring.count() < size_t(run_n)) sink(scratch + ring.first_start(), out - ring.first_start());
+        if (ring.count() < size_t(run_n)) emit(scratch + ring.first_start(), out - ring.first_start());
         in_run = false;
         ring.reset();
         out = 0;
     };
     // A unit of an n-gram sequence just ended at `out`.
     auto unit_done = [&]() {
-        if (ring.count() >= size_t(run_n)) sink(scratch + ring.ngram_start(), out - ring.ngram_start());
+        if (ring.count() >= size_t(run_n)) emit(scratch + ring.ngram_start(), out - ring.ngram_start());
     };
-    // Mixed mode: a word just ended at `out`; English function words are not
-    // features.  The word starts at scratch[0] and scratch is at least 16 bytes.
+    // Mixed mode: a word just ended at `out`; a sink that asks is told which
+    // function word it is.  The word starts at scratch[0] and scratch is at
+    // least 16 bytes.
     auto word_done = [&]() {
-        if (!is_english_stop_word_padded(scratch, out)) sink(scratch, out);
+        if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
+            sink(scratch, out, english_stop_word_index_padded(scratch, out));
+        else
+            sink(scratch, out);
     };
     // Words mode: tokens are separated by one space in scratch.
     auto begin_token = [&]() {
@@ -170,7 +183,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
                         close_run();  // a run of kana before it
                         out = 0;
                         append();
-                        sink(scratch, out);
+                        emit(scratch, out);
                         out = 0;
                         continue;
                     }
@@ -193,7 +206,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
                 out = 0;
                 if (cls == CharClass::kSymbol) {
                     append();
-                    sink(scratch, out);
+                    emit(scratch, out);
                     out = 0;
                 }
                 continue;
@@ -204,7 +217,7 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
         case TokenizerKind::kWords:
             if (in_word) unit_done();
             // Fewer tokens than n: the whole text is one feature.
-            if (ring.count() > 0 && ring.count() < size_t(n)) sink(scratch, out);
+            if (ring.count() > 0 && ring.count() < size_t(n)) emit(scratch, out);
             break;
         case TokenizerKind::kChars:
             close_run();

@@ -8,6 +8,8 @@
 #ifndef SIMHASH_FEATURE_VOTES_H
 #define SIMHASH_FEATURE_VOTES_H
 
+#include <type_traits>
+
 #include "simhash_datum.h"
 #include "fingerprint.hpp"
 
@@ -84,9 +86,13 @@ void for_each_text_feature(const text* value, simhash::TokenizerKind kind, int n
                                                    simhash::tokenizer_scratch_size(bytes.length));
     simhash::tokenize(
         bytes.data, bytes.length, kind, n, scratch,
-        [&sink](const char* feature, size_t length) {
+        [&sink](const char* feature, size_t length, int function_word) {
             CHECK_FOR_INTERRUPTS();
-            sink(feature, length);
+            /* a sink that takes the function word's index gets it (simhash::tokenize) */
+            if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
+                sink(feature, length, function_word);
+            else
+                sink(feature, length);
         },
         check_for_interrupts);
     pfree(scratch);

@@ -107,6 +107,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
                                format_type_be(simhash_type_oid(fcinfo)))));
 
     simhash::IntegerVotes votes;
+    simhash::FunctionWordTally function_words;
     for (int i = 1; i < trigger->tgnargs; ++i) {
         const char* name = trigger->tgargs[i];
         int attnum = column_number(rel, name);
@@ -130,14 +131,16 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
             vote_tsvector(DatumGetTSVector(value), &votes);
             continue;
         }
+        /* the columns' function words are counted together, as in one text */
         for_each_text_feature(DatumGetTextPP(value), simhash::kDefaultTokenizer, simhash::kDefaultNgram,
-                              [&votes](const char* feature, size_t length) {
-                                  votes.add(simhash::feature_hash(feature, length), 1);
+                              [&](const char* feature, size_t length, int function_word) {
+                                  if (function_word >= 0) function_words.add(function_word);
+                                  else votes.add(simhash::feature_hash(feature, length), 1);
                               });
     }
 
-    Datum fingerprint = votes.empty() ? (Datum) 0 : SimhashGetDatum(votes.fingerprint());
-    bool fingerprint_null = votes.empty();
+    bool fingerprint_null = votes.empty() && function_words.occurrences() == 0;
+    Datum fingerprint = fingerprint_null ? (Datum) 0 : SimhashGetDatum(votes.fingerprint(function_words));
     /* A domain target keeps its constraints, as an assignment in SQL would. */
     Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
     if (target_type != getBaseType(target_type))

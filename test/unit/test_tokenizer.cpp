@@ -1,3 +1,4 @@
+#include <cstring>
 #include <gtest/gtest.h>
 
 #include "features.hpp"
@@ -229,15 +230,32 @@ TEST(Tokenizer, EnglishWordsAreCaseFoldedAndPunctuationDropped) {
     EXPECT_EQ(features_of("e-mail x86_64 3.14"), (Features{"e", "mail", "x86", "64", "3", "14"}));
 }
 
-// The mixed tokenizer drops English function words, after case folding and
-// only as whole words; words and chars keep every word.
-TEST(Tokenizer, MixedDropsEnglishStopWords) {
-    EXPECT_EQ(features_of("The theory of THE thesis is in it's own..."), (Features{"theory", "thesis", "s"}));
-    EXPECT_EQ(features_of("the", TokenizerKind::kMixed, 1), Features{});
-    EXPECT_EQ(features_of("北京的 the 天安门", TokenizerKind::kMixed, 1),
-              (Features{"北", "京", "的", "天", "安", "门"}));
-    EXPECT_EQ(features_of("the end", TokenizerKind::kWords, 1), (Features{"the", "end"}));
-    EXPECT_EQ(features_of("the end", TokenizerKind::kChars, 3), (Features{"the", "end"}));
+// The mixed tokenizer keeps English function words as features (algorithm
+// version 5) and tells a sink that asks which one each is, after case
+// folding and only as whole words; no other feature is named one.
+TEST(Tokenizer, MixedNamesEnglishFunctionWords) {
+    EXPECT_EQ(features_of("The theory of THE thesis is in it's own..."),
+              (Features{"the", "theory", "of", "the", "thesis", "is", "in", "it", "s", "own"}));
+    auto named = [](const std::string& text, TokenizerKind kind, int n) {
+        std::vector<std::pair<std::string, int>> out;
+        std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
+        simhash::tokenize(text.data(), text.size(), kind, n, scratch.data(),
+                          [&](const char* f, size_t len, int index) { out.emplace_back(std::string(f, len), index); });
+        return out;
+    };
+    auto index = [](const char* w) { return simhash::english_stop_word_index(w, std::strlen(w)); };
+    using Named = std::vector<std::pair<std::string, int>>;
+    EXPECT_EQ(named("The theory OF", TokenizerKind::kMixed, 1),
+              (Named{{"the", index("the")}, {"theory", -1}, {"of", index("of")}}));
+    EXPECT_EQ(named("北京的 the 天", TokenizerKind::kMixed, 1),
+              (Named{{"北", -1}, {"京", -1}, {"的", -1}, {"the", index("the")}, {"天", -1}}));
+    EXPECT_EQ(named("yourselves ourselvesx", TokenizerKind::kMixed, 2),
+              (Named{{"yourselves", index("yourselves")}, {"ourselvesx", -1}}));
+    // Other tokenizers never name one: their features are not weighed down.
+    EXPECT_EQ(named("the end", TokenizerKind::kWords, 1), (Named{{"the", -1}, {"end", -1}}));
+    EXPECT_EQ(named("the end", TokenizerKind::kChars, 3), (Named{{"the", -1}, {"end", -1}}));
+    EXPECT_GE(index("the"), 0);
+    EXPECT_GE(index("yourselves"), 0);
 }
 
 // Mixed 1: ideographs one by one, kana and Thai (sounds, not meanings) in bigrams.
@@ -264,7 +282,9 @@ TEST(Tokenizer, StopWordListIsSortedLowerCaseAndUnique) {
             EXPECT_LT(simhash::kEnglishStopWords[i - 1], w);
         }
         EXPECT_TRUE(simhash::is_english_stop_word(w.data(), w.size())) << w;
+        EXPECT_EQ(simhash::english_stop_word_index(w.data(), w.size()), int(i)) << w;
     }
+    EXPECT_EQ(simhash::kEnglishStopWordCount, 126u);  // FunctionWordTally's table
     for (const char* w : {"", "th", "thee", "them2", "z", "yourselvesx", "The", "über", "\xff"})
         EXPECT_FALSE(simhash::is_english_stop_word(w, std::string_view(w).size())) << w;
 }
@@ -272,11 +292,12 @@ TEST(Tokenizer, StopWordListIsSortedLowerCaseAndUnique) {
 // The lookup (a hash table) agrees with a plain scan of the list on every
 // lower-case word of up to three letters and on near misses of every entry.
 TEST(Tokenizer, StopWordLookupAgreesWithTheList) {
-    auto on_list = [](const std::string& w) {
+    auto index_on_list = [](const std::string& w) {
         for (size_t i = 0; i < simhash::kEnglishStopWordCount; ++i)
-            if (simhash::kEnglishStopWords[i] == w) return true;
-        return false;
+            if (simhash::kEnglishStopWords[i] == w) return int(i);
+        return -1;
     };
+    auto on_list = [&](const std::string& w) { return index_on_list(w) >= 0; };
     std::vector<std::string> words;
     std::string w;
     for (char a = 'a'; a <= 'z'; ++a) {
@@ -296,7 +317,8 @@ TEST(Tokenizer, StopWordLookupAgreesWithTheList) {
     for (const std::string& word : words) {
         EXPECT_EQ(simhash::is_english_stop_word(word.data(), word.size()), on_list(word)) << word;
         const std::string padded = word + "\xff\xff\xff\xff\xff\xff\xff\xff";  // bytes the mask must ignore
-        EXPECT_EQ(simhash::is_english_stop_word_padded(padded.data(), word.size()), on_list(word)) << word;
+        EXPECT_EQ(simhash::english_stop_word_index_padded(padded.data(), word.size()), index_on_list(word)) << word;
+        EXPECT_EQ(simhash::english_stop_word_index(word.data(), word.size()), index_on_list(word)) << word;
         found += on_list(word);
     }
     EXPECT_GT(found, 50u);  // the sample really holds list entries
