@@ -43,11 +43,20 @@ HYBRID = (f"SELECT f FROM unnest(simhash_features(body, 'chars', 3)) f WHERE f !
 
 IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
 
-# Algorithm version 1's default, mixed 2 with every word: the v2 mixed 2 features plus the function
-# words v2 drops (the words 1 features that mixed 1 leaves out, as a multiset).
-V1_DEFAULT = ("(SELECT simhash(array_agg(f)) FROM (SELECT unnest(simhash_features(body, 'mixed', 2)) "
-              "UNION ALL (SELECT unnest(simhash_features(body, 'words', 1)) "
-              "EXCEPT ALL SELECT unnest(simhash_features(body, 'mixed', 1)))) v1(f))")
+# Algorithm version 1's default, mixed 2 with every word at full weight: the mixed 2 features
+# (function words among them since version 5) with one vote each.
+V1_DEFAULT = "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body, 'mixed', 2)) f)"
+
+# The English function words simhash(text) weighs count^0.75 (table eval_function_words, read
+# from src/core/stop_words.cpp), for the methods that re-weigh its features.
+DEFAULT_WEIGHT = "CASE WHEN f IN (SELECT w FROM eval_function_words) THEN sqrt(tf) * sqrt(sqrt(tf)) ELSE tf END"
+STOP_WORDS_CPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../src/core/stop_words.cpp")
+
+
+def function_words():
+    source = open(STOP_WORDS_CPP).read()
+    listed = source[source.index("kStopWords[] = {"):source.index("};", source.index("kStopWords[] = {"))]
+    return re.findall(r'"([a-z]+)"', listed)
 
 # Methods: name -> SQL expression of the text column `body`.
 METHODS = collections.OrderedDict([
@@ -73,10 +82,11 @@ METHODS = collections.OrderedDict([
     ("mixed 2, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 2)) AS f")),
     ("chars 3, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'chars', 3)) AS f")),
     # The default without the commonest Chinese function characters too (table eval_stop_zh).
-    ("simhash(text) - zh function chars", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
-                                          "WHERE NOT EXISTS (SELECT 1 FROM eval_stop_zh s WHERE s.w = f))"),
+    ("simhash(text) - zh function chars", "(SELECT simhash(array_agg(f), array_agg(" + DEFAULT_WEIGHT + ")) "
+                                          "FROM (SELECT f, count(*)::float8 AS tf FROM unnest(simhash_features(body)) f "
+                                          "WHERE NOT EXISTS (SELECT 1 FROM eval_stop_zh s WHERE s.w = f) GROUP BY f) s)"),
     # Super-linear term frequency: the opposite direction to 1 + ln tf.
-    ("simhash(text) features, tf^1.5", "(SELECT simhash(array_agg(f), array_agg(tf ^ 1.5)) FROM (SELECT f, count(*) AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)"),
+    ("simhash(text) features, tf^1.5", "(SELECT simhash(array_agg(f), array_agg((" + DEFAULT_WEIGHT + ") ^ 1.5)) FROM (SELECT f, count(*)::float8 AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)"),
     # A hybrid: character trigrams of words, single CJK characters.
     ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])
@@ -304,7 +314,8 @@ def main():
     print(f"documents: {sum(1 for r in rows if r[3] is None)} originals, {sum(1 for r in rows if r[3] is not None)} edited copies",
           flush=True)
 
-    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf, eval_stop_zh;
+    psql(psql_args, """DROP TABLE IF EXISTS eval_docs, eval_fp, eval_idf, eval_stop_zh, eval_function_words;
+        CREATE TABLE eval_function_words AS SELECT unnest('{""" + ",".join(function_words()) + """}'::text[]) AS w;
         CREATE TABLE eval_stop_zh AS SELECT regexp_split_to_table('的了着是在和与及或而也就都之其这那个们为以于被把从将吗呢吧啊', '') AS w;
         CREATE TABLE eval_docs (id int PRIMARY KEY, lang text, cls text, base int, rate float8, body text);
         CREATE TABLE eval_fp (id int, method text, fp bigint)""")
