@@ -234,6 +234,33 @@ WITH t(a, b) AS (VALUES (
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official documentation.',
   'PostgreSQL is a powerful, open source object-relational database system with over 35 years of active development that has earned it a strong reputation for reliability, feature robustness, and performance. There is a wealth of information to be found describing how to install and use PostgreSQL through the official manual.'))
 SELECT array_length(simhash_features(a), 1) AS features, simhash(a) <-> simhash(b) AS one_word_substituted FROM t;
+-- Rule 5 as a sum of weighted votes: every occurrence of a feature votes 1,
+-- but an English function word occurring c times votes c^0.75 / c each time
+-- (sqrt(c) * sqrt(sqrt(c)) in all), over 1,000 texts drawn from a vocabulary
+-- that mixes function words (in any case) with other words.  Texts in which
+-- two function words occur equally often (twice or more) are left out: their
+-- weights cancel exactly in rule 5's sum, a tie, where the votes split into
+-- c parts leave a rounding error instead.
+CREATE TEMP TABLE function_words AS
+  SELECT unnest('{a,about,above,after,again,against,all,am,an,and,any,are,as,at,be,because,been,before,being,below,between,both,but,by,can,could,did,do,does,doing,down,during,each,few,for,from,further,had,has,have,having,he,her,here,hers,herself,him,himself,his,how,i,if,in,into,is,it,its,itself,just,me,more,most,my,myself,no,nor,not,now,of,off,on,once,only,or,other,our,ours,ourselves,out,over,own,same,she,should,so,some,such,than,that,the,their,theirs,them,themselves,then,there,these,they,this,those,through,to,too,under,until,up,very,was,we,were,what,when,where,which,while,who,whom,why,will,with,would,you,your,yours,yourself,yourselves}'::text[]) AS w;
+SELECT count(*) AS listed FROM function_words;
+CREATE TEMP TABLE drawn AS
+  SELECT t, string_agg((ARRAY['the', 'Of', 'and', 'TO', 'in', 'is', 'yourselves', 'not', 'apple', 'river', 'stone',
+                              'cloud', 'paper', 'light', '北', '京', 'quiet', 'number'])[1 + (hashint4(t * 1000 + i) & 2147483647) % 18],
+                    ' ' ORDER BY i) AS body
+    FROM generate_series(1, 1000) t, generate_series(1, 1 + t % 61) i GROUP BY t;
+SELECT count(*) AS texts,
+       count(*) FILTER (WHERE simhash(body) IS DISTINCT FROM
+         (SELECT simhash(array_agg(f ORDER BY o),
+                         array_agg(CASE WHEN f IN (SELECT w FROM function_words) THEN sqrt(c) * sqrt(sqrt(c)) / c ELSE 1 END ORDER BY o))
+            FROM (SELECT f, o, count(*) OVER (PARTITION BY f)::float8 AS c
+                    FROM unnest(simhash_features(body)) WITH ORDINALITY x(f, o)) u)) AS differ
+  FROM drawn
+ WHERE NOT EXISTS (SELECT FROM (SELECT f, count(*) AS c FROM unnest(simhash_features(body)) f
+                                 WHERE f IN (SELECT w FROM function_words) GROUP BY f) k
+                   GROUP BY c HAVING c >= 2 AND count(*) >= 2);
+DROP TABLE function_words, drawn;
+
 -- Markup is text too: a tag on every line is a feature voting 300 times
 -- (rule 5), outvoting 300 words that vote once, so two unrelated pages
 -- agree on every bit and one page with and without the tags does not.

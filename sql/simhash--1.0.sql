@@ -184,7 +184,7 @@ COMMENT ON FUNCTION @extschema@.simhash_blocks(@extschema@.simhash, integer)
 CREATE FUNCTION @extschema@.simhash(text) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_text' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(text)
-    IS 'SimHash of a text: words other than English function words, single ideographs, and bigrams of kana and other non-ideographic CJK characters';
+    IS 'SimHash of a text: words (English function words weighed down), single ideographs, and bigrams of kana and other non-ideographic CJK characters';
 
 -- STABLE, not IMMUTABLE: a new library may bring a new version.
 CREATE FUNCTION @extschema@.simhash_algorithm_version() RETURNS integer
