@@ -85,7 +85,10 @@ SELECT simhash(''::text) IS NULL AS empty, simhash('  ,.!? ——'::text) IS NUL
        simhash('', 'words', 2) IS NULL AS empty_words, simhash('!', 'chars', 3) IS NULL AS empty_chars,
        simhash(NULL::text) IS NULL AS null_text;
 -- One made only of English function words has one (it had none before
--- algorithm version 5), as with the words tokenizer.
+-- algorithm version 5), as with the words tokenizer; and messages that
+-- differ only in one differ (versions 2 to 4 gave each pair one fingerprint).
+SELECT simhash('Your payment was accepted'::text) <-> simhash('Your payment was not accepted'::text) AS negated,
+       simhash('Server is up'::text) <-> simhash('Server is down'::text) AS up_down;
 SELECT simhash('To be, or not to be!'::text) IS NOT NULL AS only_function_words,
        simhash('To be, or not to be!', 'words', 1) IS NOT NULL AS words_keeps_them;
 
