@@ -61,6 +61,9 @@ def function_words():
 # Methods: name -> SQL expression of the text column `body`.
 METHODS = collections.OrderedDict([
     ("simhash(text)", "simhash(body)"),
+    # Algorithm version 4's default: the same features without the English function words.
+    ("version 4 default", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
+                          "WHERE f NOT IN (SELECT w FROM eval_function_words))"),
     ("version 1 default", V1_DEFAULT),
     ("mixed 2", "simhash(body, 'mixed', 2)"),
     ("mixed 3", "simhash(body, 'mixed', 3)"),
