@@ -66,12 +66,26 @@ void FunctionWordTally::vote(double sums[64], uint64_t* tie_break) const noexcep
         for (size_t k = 0; k < kWords; ++k) h[k] = feature_hash(kEnglishStopWords[k].data(), kEnglishStopWords[k].size());
         return h;
     }();
+    // kSign[b][t] is +1 where bit t of b is 1, else -1: w * kSign adds +-w exactly, in a loop the
+    // compiler vectorizes (a branch per bit made this a sixth of English fingerprinting).
+    static const auto kSign = [] {
+        std::array<std::array<double, 8>, 256> t{};
+        for (int b = 0; b < 256; ++b)
+            for (int k = 0; k < 8; ++k) t[b][k] = ((b >> k) & 1) ? 1.0 : -1.0;
+        return t;
+    }();
     double fw[64] = {};
-    for (size_t k = 0; k < kWords; ++k) {
-        if (counts_[k] == 0) continue;
-        const double w = weight(counts_[k]);
-        for (int i = 0; i < 64; ++i) fw[i] += ((hashes[k] >> i) & 1) ? w : -w;
-        *tie_break += tie_mix(hashes[k]) * counts_[k];  // wraps, as count separate votes would
+    for (int half = 0; half < 2; ++half) {
+        for (uint64_t bits = present_[half]; bits != 0; bits &= bits - 1) {
+            const size_t k = size_t(64 * half + __builtin_ctzll(bits));
+            const double w = weight(counts_[k]);
+            const uint64_t h = hashes[k];
+            for (int j = 0; j < 8; ++j) {
+                const double* sign = kSign[(h >> (8 * j)) & 0xFF].data();
+                for (int t = 0; t < 8; ++t) fw[8 * j + t] += w * sign[t];
+            }
+            *tie_break += tie_mix(h) * counts_[k];  // wraps, as count separate votes would
+        }
     }
     for (int i = 0; i < 64; ++i) sums[i] += fw[i];
 }

@@ -149,6 +149,7 @@ public:
     void add(int index) noexcept {
         ++counts_[index];
         ++occurrences_;
+        present_[index >> 6] |= uint64_t{1} << (index & 63);
     }
     uint64_t occurrences() const noexcept { return occurrences_; }
     // Adds each word's signed weight to sums[i], in list order, and its
@@ -160,6 +161,7 @@ private:
     static constexpr size_t kWords = 126;
     uint64_t counts_[kWords] = {};
     uint64_t occurrences_ = 0;
+    uint64_t present_[2] = {};  // which words occur: vote() visits only those, in list order
 };
 
 struct TextFingerprint {
