@@ -170,12 +170,8 @@ CREATE TABLE agg_groups AS SELECT i % 20000 AS g, 'f' || (i % 97) AS f, (i % 5 +
   FROM generate_series(1, 300000) i;
 ANALYZE agg_groups;
 SET work_mem = '1MB'; SET enable_sort = off;
-CREATE FUNCTION pg_temp.peak_memory_kb(stmt text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) ' || stmt INTO plan;
-    RETURN (plan->0->'Plan'->>'Peak Memory Usage')::int;
-END $$;
+\set peak_memory :abs_srcdir '/sql/include/peak_memory.psql'
+\i :peak_memory
 EXPLAIN (COSTS OFF) SELECT g, simhash_agg(f, w) FROM agg_groups GROUP BY g;
 SELECT pg_temp.peak_memory_kb('SELECT g, simhash_agg(f, w) FROM agg_groups GROUP BY g') < 8192 AS within_a_few_mb;
 CREATE TEMP TABLE agg_by_hash AS SELECT g, simhash_agg(f, w) AS fp FROM agg_groups GROUP BY g;

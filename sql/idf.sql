@@ -167,12 +167,8 @@ CREATE TABLE idf_groups AS SELECT i % 20000 AS g, 'f' || (i % 97) || ' h' || (i 
   FROM generate_series(1, 300000) i;
 ANALYZE idf_groups;
 SET work_mem = '1MB'; SET enable_sort = off;
-CREATE FUNCTION pg_temp.peak_memory_kb(stmt text) RETURNS int LANGUAGE plpgsql AS $$
-DECLARE plan json;
-BEGIN
-    EXECUTE 'EXPLAIN (ANALYZE, FORMAT JSON, TIMING OFF) ' || stmt INTO plan;
-    RETURN (plan->0->'Plan'->>'Peak Memory Usage')::int;
-END $$;
+\set peak_memory :abs_srcdir '/sql/include/peak_memory.psql'
+\i :peak_memory
 EXPLAIN (COSTS OFF) SELECT g, simhash_idf_agg(body) FROM idf_groups GROUP BY g;
 SELECT pg_temp.peak_memory_kb('SELECT g, simhash_idf_agg(body) FROM idf_groups GROUP BY g') < 8192 AS within_a_few_mb;
 CREATE TEMP TABLE idf_by_hash AS SELECT g, simhash_idf_send(simhash_idf_agg(body)) AS bytes FROM idf_groups GROUP BY g;
