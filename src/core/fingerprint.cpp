@@ -196,14 +196,11 @@ bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_ +
 
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {
-    UnitVotes votes;
-    FunctionWordTally function_words;
-    tokenize(text, length, kind, n, scratch, [&](const char* feature, size_t len, int function_word) {
-        if (function_word >= 0) function_words.add(function_word);
-        else votes.add(feature_hash(feature, len));
-    });
-    uint64_t features = votes.features() + function_words.occurrences();
-    return {features ? votes.fingerprint(function_words) : 0, features};
+    TextVotes votes;
+    tokenize(text, length, kind, n, scratch,
+             [&votes](const char* feature, size_t len, int function_word) { votes.add(feature, len, function_word); });
+    uint64_t features = votes.features();
+    return {features ? votes.fingerprint() : 0, features};
 }
 
 }  // namespace simhash

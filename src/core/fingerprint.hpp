@@ -164,6 +164,24 @@ private:
     uint64_t present_[2] = {};  // which words occur: vote() visits only those, in list order
 };
 
+// The votes of a text's features as simhash(text) counts them: each
+// occurrence one vote, English function words (the tokenizer names them) in
+// a FunctionWordTally.
+class TextVotes {
+public:
+    // A tokenizer sink's arguments (tokenizer.hpp): function_word is -1 for other features.
+    void add(const char* feature, size_t length, int function_word) noexcept {
+        if (function_word >= 0) function_words_.add(function_word);
+        else votes_.add(feature_hash(feature, length));
+    }
+    uint64_t features() const noexcept { return votes_.features() + function_words_.occurrences(); }
+    uint64_t fingerprint() noexcept { return votes_.fingerprint(function_words_); }
+
+private:
+    UnitVotes votes_;
+    FunctionWordTally function_words_;
+};
+
 struct TextFingerprint {
     uint64_t fingerprint;
     uint64_t features;  // 0 means the text has no features: no fingerprint

@@ -30,15 +30,13 @@ extern "C" Datum simhash_algorithm_version(PG_FUNCTION_ARGS) { PG_RETURN_INT32(s
 /* NULL when the text has fewer than min_features features (at least 1). */
 static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n,
                               int64 min_features = 1) {
-    simhash::UnitVotes votes;
-    simhash::FunctionWordTally function_words;
-    for_each_text_feature(value, kind, n, [&](const char* feature, size_t length, int function_word) {
-        if (function_word >= 0) function_words.add(function_word);
-        else votes.add(simhash::feature_hash(feature, length));
+    simhash::TextVotes votes;
+    for_each_text_feature(value, kind, n, [&votes](const char* feature, size_t length, int function_word) {
+        votes.add(feature, length, function_word);
     });
-    uint64 features = votes.features() + function_words.occurrences();
+    uint64 features = votes.features();
     if (features == 0 || (int64) features < min_features) PG_RETURN_NULL();
-    PG_RETURN_SIMHASH(votes.fingerprint(function_words));
+    PG_RETURN_SIMHASH(votes.fingerprint());
 }
 
 extern "C" Datum simhash_text(PG_FUNCTION_ARGS) {
