@@ -80,6 +80,13 @@ void fill_model(VariableStatData *vardata, ColumnModel *m) {
 
 double at_least_floor(double s) { return s > simhash::kMinRadiusSelectivity ? s : simhash::kMinRadiusSelectivity; }
 
+/* Distinct values of a column, as eqsel and eqjoinsel count them; 0 when ANALYZE has not counted them. */
+double counted_distinct(VariableStatData *vardata) {
+    bool isdefault;
+    double nd = get_variable_numdistinct(vardata, &isdefault);
+    return isdefault ? 0 : nd;
+}
+
 /*
  * What PostgreSQL estimates for fp = q when q is none of the most common
  * values: the rest of the rows spread evenly over the other distinct values
@@ -90,21 +97,14 @@ double at_least_floor(double s) { return s > simhash::kMinRadiusSelectivity ? s 
  * when ANALYZE has not counted distinct values.
  */
 double equal_share_of_rest(VariableStatData *vardata, double rest, int nmcv, double least_mcv_freq) {
-    bool isdefault;
-    double ndistinct = get_variable_numdistinct(vardata, &isdefault);
-    if (isdefault || rest <= 0) return 0;
+    double ndistinct = counted_distinct(vardata);
+    if (ndistinct == 0 || rest <= 0) return 0;
     double others = ndistinct - nmcv;
     double s = others > 1 ? rest / others : rest;
     if (nmcv > 0 && s > least_mcv_freq) s = least_mcv_freq;
     return s;
 }
 
-/* Distinct values on one side of a join, as eqjoinsel counts them; 0 when ANALYZE has not counted them. */
-double join_side_distinct(VariableStatData *vardata) {
-    bool isdefault;
-    double nd = get_variable_numdistinct(vardata, &isdefault);
-    return isdefault ? 0 : nd;
-}
 
 /*
  * PostgreSQL's estimate of a.fp = b.fp (eqjoinsel_inner's rule): with most
@@ -207,26 +207,18 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
     double sel;
     if (IsA(other, Const) && !((Const *) other)->constisnull) {
         uint64 q = DatumGetSimhash(((Const *) other)->constvalue);
-        double mcv_match = 0, mcv_total = 0, least_mcv_freq = 1;
-        int nmcv = 0;
+        fill_mcvs(&vardata, &m);
+        double mcv_match = 0, least_mcv_freq = 1;
         bool q_is_mcv = false;
-        AttStatsSlot sslot;
-        if (HeapTupleIsValid(vardata.statsTuple) &&
-            get_attstatsslot(&sslot, vardata.statsTuple, STATISTIC_KIND_MCV, InvalidOid,
-                             ATTSTATSSLOT_VALUES | ATTSTATSSLOT_NUMBERS)) {
-            nmcv = Min(sslot.nvalues, sslot.nnumbers);
-            for (int i = 0; i < nmcv; i++) {
-                mcv_total += sslot.numbers[i];
-                least_mcv_freq = Min(least_mcv_freq, (double) sslot.numbers[i]);
-                int d = simhash::hamming_distance(DatumGetSimhash(sslot.values[i]), q);
-                if (d <= radius) mcv_match += sslot.numbers[i];
-                if (d == 0) q_is_mcv = true;
-            }
-            free_attstatsslot(&sslot);
+        for (int i = 0; i < m.nmcv; i++) {
+            least_mcv_freq = Min(least_mcv_freq, m.mcv_freq[i]);
+            int d = simhash::hamming_distance(m.mcv[i], q);
+            if (d <= radius) mcv_match += m.mcv_freq[i];
+            if (d == 0) q_is_mcv = true;
         }
-        double rest = Max(1.0 - m.nullfrac - mcv_total, 0.0);
+        double rest = Max(1.0 - m.nullfrac - m.mcv_total, 0.0);
         double rest_match = rest * at_least_floor(simhash::biased_within_share(q, m.share, radius));
-        if (!q_is_mcv) rest_match = Max(rest_match, equal_share_of_rest(&vardata, rest, nmcv, least_mcv_freq));
+        if (!q_is_mcv) rest_match = Max(rest_match, equal_share_of_rest(&vardata, rest, m.nmcv, least_mcv_freq));
         sel = mcv_match + rest_match;
     } else {
         /*
@@ -235,9 +227,8 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
          * 1 / distinct values)
          */
         sel = (1.0 - m.nullfrac) * at_least_floor(simhash::biased_pair_within_share(m.share, m.share, radius));
-        bool isdefault;
-        double ndistinct = get_variable_numdistinct(&vardata, &isdefault);
-        if (!isdefault && ndistinct >= 1) {
+        double ndistinct = counted_distinct(&vardata);
+        if (ndistinct >= 1) {
             /* never more than the most common value's frequency, as var_eq_non_const caps it */
             double equal = (1.0 - m.nullfrac) / ndistinct;
             fill_mcvs(&vardata, &m);
@@ -315,7 +306,7 @@ double simhash_radius_join_sel(PlannerInfo *root, List *args, int radius, Specia
     fill_mcvs(&a, &ma);
     fill_mcvs(&b, &mb);
     RelOptInfo *inner_rel = reversed ? a.rel : b.rel;
-    double nd_a = join_side_distinct(&a), nd_b = join_side_distinct(&b);
+    double nd_a = counted_distinct(&a), nd_b = counted_distinct(&b);
     ReleaseVariableStats(a);
     ReleaseVariableStats(b);
     if (semi && inner_rel != NULL && inner_rel->rows > 0)
