@@ -99,7 +99,7 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
 }
 
 /*
- * Whether the index is in an on-disk format this build no longer reads.
+ * The index's on-disk version when this build no longer reads it, else 0.
  * VACUUM then leaves it alone, so that the table's own VACUUM, and
  * autovacuum's freezing of it, still run: failing them would hold back the
  * whole cluster's transaction ID horizon until a REINDEX.  Nothing reads the
@@ -107,16 +107,16 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
  * it), and REINDEX rebuilds it from the table, so the entries of rows VACUUM
  * removes may stay in it.
  */
-bool in_old_format(Relation index) {
+uint32 old_format_version(Relation index) {
     uint32 version;
-    return shi_readable_state(index, &version) == NULL;
+    return shi_readable_state(index, &version) == NULL ? version : 0;
 }
 
 }  // namespace
 
 IndexBulkDeleteResult *shi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
                                       IndexBulkDeleteCallback callback, void *callback_state) {
-    if (in_old_format(info->index)) return stats; /* shi_vacuumcleanup says so */
+    if (old_format_version(info->index) != 0) return stats; /* shi_vacuumcleanup says so */
     if (stats == NULL) stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
     vacuum_scan(info, stats, callback, callback_state);
     return stats;
@@ -124,8 +124,7 @@ IndexBulkDeleteResult *shi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResu
 
 IndexBulkDeleteResult *shi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats) {
     if (info->analyze_only) return stats;
-    uint32 version;
-    if (shi_readable_state(info->index, &version) == NULL) {
+    if (uint32 version = old_format_version(info->index)) {
         /* once per VACUUM; NULL leaves the index's statistics as they were */
         ereport(WARNING, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                           errmsg("index \"%s\" has on-disk version %u, which this simhash build no longer reads; "
