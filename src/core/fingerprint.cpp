@@ -34,7 +34,8 @@ uint64_t UnitVotes::fingerprint() noexcept {
 }
 
 // Bit i of the result is 1 when the sum is > 0, else bit i of tie_break when it is exactly 0.
-static uint64_t signs(const double sums[64], uint64_t tie_break) noexcept {
+template <class Sum>
+static uint64_t signs(const Sum sums[64], uint64_t tie_break) noexcept {
     uint64_t fp = 0;
     for (int i = 0; i < 64; ++i) {
         const uint64_t bit = uint64_t{1} << i;
@@ -106,14 +107,7 @@ uint64_t IntegerVotes::fingerprint(const FunctionWordTally& function_words) cons
     return signs(sums, tie_break);
 }
 
-uint64_t IntegerVotes::fingerprint() const noexcept {
-    uint64_t fp = 0;
-    for (int i = 0; i < 64; ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        if (sums_[i] > 0 || (sums_[i] == 0 && (tie_break_ & bit))) fp |= bit;
-    }
-    return fp;
-}
+uint64_t IntegerVotes::fingerprint() const noexcept { return signs(sums_, tie_break_); }
 
 // Neumaier's compensated summation: the running error of each sum is kept
 // apart, so small weights are not lost next to large ones and the sign of a
