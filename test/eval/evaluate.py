@@ -294,6 +294,19 @@ def jaccard(a, b):
     return len(a & b) / len(a | b) if a or b else 1.0
 
 
+def edited_copies(lang, text, vocabulary, rates, draws):
+    """draws edited copies of text at each rate, as (rate, body), rate by rate
+    (the order the edits draw from RNG in, which fixes every copy of a run)."""
+    return [(rate, edit(lang, text, rate, vocabulary)) for rate in rates for _ in range(draws)]
+
+
+def unrelated_pairs(shingled):
+    """The pairs (a, b), a listed before b, of a list of (id, shingles) whose
+    shingle Jaccard is below UNRELATED_JACCARD."""
+    return [(shingled[x][0], shingled[y][0]) for x in range(len(shingled)) for y in range(x + 1, len(shingled))
+            if jaccard(shingled[x][1], shingled[y][1]) < UNRELATED_JACCARD]
+
+
 # ---------------------------------------------------------------- main
 
 def main():
@@ -310,10 +323,9 @@ def main():
             rows.append((base, lang, cls, None, None, text))
             next_id += 1
             if cls == "long" and i < EDITED_DOCS:
-                for rate in RATES:
-                    for _ in range(EDIT_DRAWS):
-                        rows.append((next_id, lang, cls, base, rate, edit(lang, text, rate, vocab[lang])))
-                        next_id += 1
+                for rate, body in edited_copies(lang, text, vocab[lang], RATES, EDIT_DRAWS):
+                    rows.append((next_id, lang, cls, base, rate, body))
+                    next_id += 1
     print(f"documents: {sum(1 for r in rows if r[3] is None)} originals, {sum(1 for r in rows if r[3] is not None)} edited copies",
           flush=True)
 

@@ -98,20 +98,15 @@ def main():
         for size, text in docs[lang]:
             base = nid
             rows.append((nid, lang, None, None, size, text)); nid += 1
-            for rate in (0.02, 0.05):
-                for _ in range(4):
-                    rows.append((nid, lang, base, rate, size, ev.edit(lang, text, rate, vocab[lang]))); nid += 1
+            for rate, body in ev.edited_copies(lang, text, vocab[lang], (0.02, 0.05), 4):
+                rows.append((nid, lang, base, rate, size, body)); nid += 1
     ev.psql(ps, "DROP TABLE IF EXISTS ho_docs; CREATE TABLE ho_docs (id int PRIMARY KEY, lang text, base int, rate float8, len int, body text)")
     ev.copy_rows(ps, "ho_docs", rows)
     originals = [(r[0], r[1], ev.shingles(r[1], r[5])) for r in rows if r[2] is None]
-    unrelated = []
-    for lang in ("zh", "en"):
-        mine = [(i, s) for i, l, s in originals if l == lang]
-        for a in range(len(mine)):
-            for b in range(a + 1, len(mine)):
-                if ev.jaccard(mine[a][1], mine[b][1]) < ev.UNRELATED_JACCARD:
-                    unrelated.append((mine[a][0], mine[b][0]))
+    unrelated = [pair for lang in ("zh", "en") for pair in ev.unrelated_pairs([(i, s) for i, l, s in originals if l == lang])]
     ev.psql(ps, "DROP TABLE IF EXISTS ho_unrelated; CREATE TABLE ho_unrelated (a int, b int)")
+    ev.psql(ps, "DROP TABLE IF EXISTS ho_function_words; CREATE TABLE ho_function_words AS SELECT unnest('{"
+                + ",".join(ev.function_words()) + "}'::text[]) AS w")
     ev.copy_rows(ps, "ho_unrelated", unrelated)
     print(f"edited copies: {len(rows) - len(originals)}; unrelated pairs: {len(unrelated)}", flush=True)
 

@@ -1,8 +1,8 @@
 -- Measures the tables heldout_prose.py loads: the default fingerprint,
 -- algorithm version 4's (the same features without the English function
--- words of src/core/stop_words.cpp, one vote per occurrence), and the other
+-- words, table ho_function_words, which heldout_prose.py reads from
+-- src/core/stop_words.cpp; one vote per occurrence), and the other
 -- tokenizers (and, for English, a text search configuration).
-CREATE TEMP TABLE ho_function_words AS SELECT unnest('{a,about,above,after,again,against,all,am,an,and,any,are,as,at,be,because,been,before,being,below,between,both,but,by,can,could,did,do,does,doing,down,during,each,few,for,from,further,had,has,have,having,he,her,here,hers,herself,him,himself,his,how,i,if,in,into,is,it,its,itself,just,me,more,most,my,myself,no,nor,not,now,of,off,on,once,only,or,other,our,ours,ourselves,out,over,own,same,she,should,so,some,such,than,that,the,their,theirs,them,themselves,then,there,these,they,this,those,through,to,too,under,until,up,very,was,we,were,what,when,where,which,while,who,whom,why,will,with,would,you,your,yours,yourself,yourselves}'::text[]) AS w;
 CREATE TEMP TABLE ho_fp AS
     SELECT id, 'simhash(text)'::text AS method, simhash(body) AS fp FROM ho_docs
     UNION ALL

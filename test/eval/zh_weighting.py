@@ -41,9 +41,8 @@ DRAWS = 4
 for lang in ("zh", "en"):
     for text in sets[(lang, "long")]:
         base = nid; rows.append((nid, lang, "long", None, None, text)); nid += 1
-        for rate in (0.02, 0.05):
-            for d in range(DRAWS):
-                rows.append((nid, lang, "long", base, rate, ev.edit(lang, text, rate, vocab[lang]))); nid += 1
+        for rate, body in ev.edited_copies(lang, text, vocab[lang], (0.02, 0.05), DRAWS):
+            rows.append((nid, lang, "long", base, rate, body)); nid += 1
     if lang == "zh":
         for text in sets[("zh", "short")]:
             rows.append((nid, lang, "short", None, None, text)); nid += 1
@@ -52,13 +51,8 @@ if not os.environ.get("REUSE"): ev.copy_rows(PS, "xd", rows)
 # shingle-unrelated pairs among originals
 orig = {r[0]: (r[1], r[2], r[5]) for r in rows if r[3] is None}
 sh = {i: ev.shingles(l, b) for i, (l, c, b) in orig.items()}
-unrel = []
-for grp in (("zh", "long"), ("zh", "short"), ("en", "long")):
-    ids = [i for i, v in orig.items() if (v[0], v[1]) == grp]
-    for a in range(len(ids)):
-        for b in range(a + 1, len(ids)):
-            if ev.jaccard(sh[ids[a]], sh[ids[b]]) < ev.UNRELATED_JACCARD:
-                unrel.append((ids[a], ids[b]))
+unrel = [pair for grp in (("zh", "long"), ("zh", "short"), ("en", "long"))
+         for pair in ev.unrelated_pairs([(i, sh[i]) for i, v in orig.items() if (v[0], v[1]) == grp])]
 ev.psql(PS, "DROP TABLE IF EXISTS xu; CREATE TABLE xu (a int, b int)")
 ev.copy_rows(PS, "xu", unrel)
 CJK = ev.CJK
