@@ -296,6 +296,28 @@ SELECT a.id, b.id, (a.id + 1) / 2 = (b.id + 1) / 2 AS same_template,
        simhash(pg_temp.log_template(a.line)) <-> simhash(pg_temp.log_template(b.line)) AS masked
   FROM l a JOIN l b ON a.id < b.id ORDER BY 1, 2;
 
+-- Format markers (%s, %1$s, %lu) are features that short messages repeat:
+-- two unrelated messages sharing only markers come within 3, and the
+-- README's message_template masks them (not the % of "100% done", which
+-- a printf flag would take only with a space).
+CREATE FUNCTION pg_temp.message_template(msg text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
+RETURN regexp_replace(regexp_replace(msg,
+         '%([0-9]+\$)?[-+#0]*([0-9]+|\*)?(\.([0-9]+|\*)?)?(hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcspn%]', ' ', 'g'),
+         '\{[0-9A-Za-z_]*\}', ' ', 'g');
+SELECT simhash_features('%1$s: %2$lu bytes (%.*s) %% %-10.3f %#x {0} {name}') AS raw,
+       simhash_features(pg_temp.message_template('%1$s: %2$lu bytes (%.*s) %% %-10.3f %#x {0} {name} 100% done')) AS masked;
+SELECT simhash('Cannot open file %s: %s'::text) <-> simhash('Written by %s, %s, %s, %s, and %s.'::text) AS unrelated_raw,
+       simhash(pg_temp.message_template('Cannot open file %s: %s')) <->
+       simhash(pg_temp.message_template('Written by %s, %s, %s, %s, and %s.')) AS unrelated_masked,
+       simhash(pg_temp.message_template('Cannot open file %s')) <-> simhash('cannot open file'::text) AS same_masked;
+
+-- Features are single words and ideographs, so order does not count;
+-- 'words', 2 votes with neighbouring pairs, where order is the meaning.
+SELECT simhash('Convert LF to CRLF'::text) = simhash('Convert CRLF to LF'::text) AS en_order_blind,
+       simhash('从左至右'::text) = simhash('从右至左'::text) AS zh_order_blind,
+       simhash('Convert LF to CRLF', 'words', 2) <-> simhash('Convert CRLF to LF', 'words', 2) AS en_pairs,
+       simhash('从左至右', 'words', 2) <-> simhash('从右至左', 'words', 2) AS zh_pairs;
+
 -- Unicode simple case folding covers every cased script: Romanian,
 -- Vietnamese, Azerbaijani, polytonic Greek capitals fold like English ones
 -- (they used to stay upper case), and a soft hyphen inside a word does not
