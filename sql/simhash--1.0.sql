@@ -275,7 +275,7 @@ COMMENT ON AGGREGATE @extschema@.simhash_agg(text)
 CREATE FUNCTION @extschema@.simhash_fingerprint_trigger() RETURNS trigger
     AS 'MODULE_PATHNAME', 'simhash_fingerprint_trigger' LANGUAGE C;
 COMMENT ON FUNCTION @extschema@.simhash_fingerprint_trigger()
-    IS 'BEFORE INSERT OR UPDATE row trigger: simhash_fingerprint_trigger(target_column, source_column [, ...])';
+    IS 'BEFORE INSERT OR UPDATE row trigger: simhash_fingerprint_trigger(target_column, source_column [, ...] [, ''min_features=N''])';
 
 -- ==== corpus weights (IDF) ====
 

@@ -122,6 +122,50 @@ SELECT pg_temp.sqlstate_of($$INSERT INTO checked_fp (body) VALUES ('hello')$$) A
 DROP TABLE checked_fp;
 DROP DOMAIN low_fp, required_fp;
 
+-- min_features=N, the last argument, is simhash(text, ..., min_features)'s
+-- floor: fewer features (occurrences, function words included, over all
+-- the sources; a tsvector's lexemes once each) give NULL.
+CREATE TABLE floored (title text, body text, tags tsvector, fp simhash);
+CREATE TRIGGER floored_fp BEFORE INSERT OR UPDATE ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'title', 'body', 'min_features=5');
+INSERT INTO floored (title, body) VALUES
+  ('Server', 'is up'),                       -- 3 features
+  ('Server', 'is up again now'),             -- 5
+  ('the the', 'the the the'),                -- 5, all function words
+  (NULL, 'a b c d e f g h'),                 -- 8 in one source
+  ('x x x x x', NULL);                       -- a word repeated passes too
+SELECT title, body, fp IS NULL AS below_floor,
+       fp IS NOT DISTINCT FROM simhash(concat_ws(' ', title, body), 'mixed', 1, 5) AS as_function
+  FROM floored ORDER BY title NULLS FIRST, body;
+UPDATE floored SET body = 'is up and running' WHERE body = 'is up' RETURNING fp IS NULL AS below_floor;
+CREATE TRIGGER floored_tags BEFORE INSERT ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'tags', 'min_features=3');
+INSERT INTO floored (body, tags) VALUES ('one', 'b:1 c:2,3'::tsvector), ('one', 'b:1'::tsvector);
+SELECT body, tags, fp IS NULL AS below_floor FROM floored WHERE tags IS NOT NULL ORDER BY tags;
+DROP TRIGGER floored_tags ON floored;
+-- Bad options are errors at the first row, naming the argument.
+CREATE TRIGGER floored_bad BEFORE INSERT ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'min_features=0');
+SELECT pg_temp.sqlstate_of($$INSERT INTO floored (body) VALUES ('x')$$) AS zero;
+DROP TRIGGER floored_bad ON floored;
+CREATE TRIGGER floored_bad BEFORE INSERT ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'min_features=2x');
+INSERT INTO floored (body) VALUES ('x');
+DROP TRIGGER floored_bad ON floored;
+CREATE TRIGGER floored_bad BEFORE INSERT ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'min_features=99999999999');
+INSERT INTO floored (body) VALUES ('x');
+DROP TRIGGER floored_bad ON floored;
+CREATE TRIGGER floored_bad BEFORE INSERT ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'min_features=2', 'body');
+INSERT INTO floored (body) VALUES ('x');
+DROP TRIGGER floored_bad ON floored;
+CREATE TRIGGER floored_bad BEFORE INSERT ON floored
+    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'min_features=2');
+INSERT INTO floored (body) VALUES ('x');
+DROP TRIGGER floored_bad ON floored;
+DROP TABLE floored;
+
 -- The generated-column alternative computes the same value.
 CREATE TABLE generated_docs (body text, fp simhash GENERATED ALWAYS AS (simhash(body)) STORED);
 INSERT INTO generated_docs (body) VALUES ('The quick brown fox jumps over the lazy dog'), ('');

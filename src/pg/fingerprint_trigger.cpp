@@ -1,13 +1,15 @@
 /*
- * simhash_fingerprint_trigger(target_column, source_column [, ...]): a
- * BEFORE INSERT OR UPDATE row trigger that keeps a simhash column in step
- * with its sources, in the manner of tsvector_update_trigger.
+ * simhash_fingerprint_trigger(target_column, source_column [, ...]
+ * [, 'min_features=N']): a BEFORE INSERT OR UPDATE row trigger that keeps a
+ * simhash column in step with its sources, in the manner of
+ * tsvector_update_trigger.
  *
  * text and varchar sources are tokenized as simhash(text) does, tsvector
  * sources vote as simhash(tsvector) does, and all sources vote together:
- * with text sources only, the result equals simhash(concat_ws(' ', ...)).
- * NULL sources contribute nothing; when no source has a feature the target
- * becomes NULL.
+ * with text sources only, the result equals simhash(concat_ws(' ', ...)),
+ * and with min_features=N simhash(concat_ws(' ', ...), 'mixed', 1, N).
+ * NULL sources contribute nothing; when no source has a feature (or fewer
+ * than N) the target becomes NULL.
  */
 #include "feature_votes.h"
 
@@ -62,6 +64,28 @@ static Oid simhash_type_oid(FunctionCallInfo fcinfo) {
                            ObjectIdGetDatum(namespace_oid));
 }
 
+#define MIN_FEATURES_OPTION "min_features="
+
+/*
+ * Is this trigger argument the option min_features=N?  Sets *min_features.
+ * Trigger arguments are strings, so the floor simhash(text, ..., min_features)
+ * takes is written as one; no column is named like it.
+ */
+static bool parse_min_features(const char* arg, int32* min_features) {
+    size_t prefix = strlen(MIN_FEATURES_OPTION);
+    if (strncmp(arg, MIN_FEATURES_OPTION, prefix) != 0) return false;
+    const char* digits = arg + prefix;
+    char* end = nullptr;
+    errno = 0;
+    long value = strtol(digits, &end, 10);
+    if (*digits < '0' || *digits > '9' || *end != '\0' || errno == ERANGE || value < 1 || value > PG_INT32_MAX)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("simhash_fingerprint_trigger: invalid option \"%s\"", arg),
+                        errhint("min_features takes a whole number from 1 to %d: 'min_features=20'.", PG_INT32_MAX)));
+    *min_features = (int32) value;
+    return true;
+}
+
 /* CONTEXT of any error raised while the trigger runs: which trigger, on which table
    (a row applied by logical replication names neither otherwise). */
 static void trigger_error_context(void* arg) {
@@ -106,9 +130,29 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
                                format_type_be(TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid),
                                format_type_be(simhash_type_oid(fcinfo)))));
 
+    int32 min_features = 1;
+    int nsources = 0;
+    for (int i = 1; i < trigger->tgnargs; ++i) {
+        int32 value;
+        if (!parse_min_features(trigger->tgargs[i], &value)) {
+            nsources++;
+        } else if (min_features != 1 || i < trigger->tgnargs - 1) {
+            ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                            errmsg("simhash_fingerprint_trigger: option \"%s\" must be the last argument, once",
+                                   trigger->tgargs[i])));
+        } else {
+            min_features = value;
+        }
+    }
+    if (nsources == 0)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
+                        errmsg("simhash_fingerprint_trigger: expected at least one source column"),
+                        errhint("CREATE TRIGGER ... EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', "
+                                "'min_features=20');")));
+
     simhash::IntegerVotes votes;
     simhash::FunctionWordTally function_words;
-    for (int i = 1; i < trigger->tgnargs; ++i) {
+    for (int i = 1; i <= nsources; ++i) {
         const char* name = trigger->tgargs[i];
         int attnum = column_number(rel, name);
         reject_generated_column(rel, attnum, name, false);
@@ -139,7 +183,9 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
                               });
     }
 
-    bool fingerprint_null = votes.empty() && function_words.occurrences() == 0;
+    /* the features simhash(text, ..., min_features) counts: occurrences, function words included */
+    uint64 features = votes.features() + function_words.occurrences();
+    bool fingerprint_null = features == 0 || features < (uint64) min_features;
     Datum fingerprint = fingerprint_null ? (Datum) 0 : SimhashGetDatum(votes.fingerprint(function_words));
     /* A domain target keeps its constraints, as an assignment in SQL would. */
     Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
