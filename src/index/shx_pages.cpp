@@ -275,11 +275,17 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         blk = shi_next_leaf_past(op, blk);
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         ReleaseBuffer(buf);
+        /*
+         * Between pages, with no lock of this walk held: a buffer lock holds
+         * interrupts off, so a check after the next LockBuffer did nothing
+         * (helper-78).  An inserter walking a later partition still holds
+         * its earlier partitions' leaves, and so cannot be cancelled here.
+         */
+        CHECK_FOR_INTERRUPTS();
         buf = shi_read_page(index, blk);
         held = BUFFER_LOCK_SHARE;
         LockBuffer(buf, held);
         arrived = true;
         steps++;
-        CHECK_FOR_INTERRUPTS();
     }
 }

@@ -845,7 +845,9 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
         so->tbm = NULL;
         if (so->nkeys == 0) {
             read_null_rows(scan, so);
-            tbm_add_tuples(tbm, so->null_tids, (int) so->n_null, false);
+            /* tbm_add_tuples takes an int count: 2^31 NULL rows would wrap it (helper-78) */
+            for (int64 done = 0; done < so->n_null; done += PG_INT32_MAX)
+                tbm_add_tuples(tbm, so->null_tids + done, (int) Min(so->n_null - done, (int64) PG_INT32_MAX), false);
             so->ntids += so->n_null;
         }
     }
