@@ -9,8 +9,8 @@
  * rightmost hi = 2^64-1, no cycle, every key inside its page's range);
  * every directory slot names a leaf of its partition whose lo is below the
  * slot value (or the leftmost leaf).  With heapallindexed, every heap tuple
- * the index build would index is present in every partition (on a standby,
- * every tuple an MVCC snapshot sees), found by merging the heap's rows and
+ * an MVCC snapshot sees is present in every partition (as amcheck requires
+ * it), found by merging the heap's rows and
  * each partition's entries, both sorted by (fingerprint, tid) in tuplesorts
  * that keep to maintenance_work_mem.  (Partitions
  * may legitimately differ by entries of rows whose inserting transaction
@@ -24,7 +24,10 @@
 #include <algorithm>
 
 extern "C" {
+#include "access/htup_details.h"
 #include "access/table.h"
+#include "access/transam.h"
+#include "access/xact.h"
 #include "access/xlog.h"
 #include "access/xlogrecovery.h"
 #include "access/tableam.h"
@@ -34,6 +37,7 @@ extern "C" {
 #include "miscadmin.h"
 #include "utils/builtins.h"
 #include "utils/lsyscache.h"
+#include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 }
 
@@ -315,18 +319,30 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
     if (heapallindexed) {
         IndexInfo *ii = BuildIndexInfo(index);
         /*
-         * On a primary, ShareLock leaves no other transaction's insert in
-         * progress, and the heap is read as a build reads it.  On a standby
-         * replay may have paused between a row's heap record and its index
-         * records, so only the rows an MVCC snapshot sees are required (as
-         * amcheck's bt_index_check does): a committed row's index records
-         * come before its commit record.  Reading in-progress rows there
-         * reported rows still being inserted as missing, after one WARNING
-         * per such row.
+         * The rows required are those an MVCC snapshot sees: the heap is read
+         * as CREATE INDEX CONCURRENTLY's first scan reads it, as amcheck's
+         * checks and gist_index_check read it.  A plain build reads with
+         * SnapshotAny and also indexes rows deleted but not yet removable,
+         * which a concurrent build rightly leaves out: requiring them made
+         * the check call an index rebuilt by REINDEX CONCURRENTLY corrupt
+         * while an old snapshot or a standby's feedback held such rows back
+         * (helper-75).  On a standby, replay may also have paused between a
+         * row's heap record and its index records; a committed row's index
+         * records come before its commit record.
          */
-        if (RecoveryInProgress()) ii->ii_Concurrent = true; /* an MVCC read, not SnapshotAny */
+        ii->ii_Concurrent = true;
+        Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
+        /* a transaction snapshot taken before the index could hold every row it sees (as amcheck refuses it) */
+        if (IsolationUsesXactSnapshot() && index->rd_index->indcheckxmin &&
+            !TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data), snapshot->xmin))
+            ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
+                            errmsg("index \"%s\" cannot be checked with this transaction's snapshot", name),
+                            errdetail("The index is newer than the snapshot, which may see rows it need not hold."),
+                            errhint("Check it in a new transaction, or at READ COMMITTED.")));
+        TableScanDesc hscan = table_beginscan_strat(heap, snapshot, 0, NULL, true, true);
         shi_pair_sort_begin(&heap_rows, sort_mem, true, true);
-        table_index_build_scan(heap, index, ii, true, false, heap_row_callback, &heap_rows, NULL);
+        table_index_build_scan(heap, index, ii, true, false, heap_row_callback, &heap_rows, hscan);
+        UnregisterSnapshot(snapshot);
         shi_pair_sort_perform(&heap_rows);
     }
     for (int p = 0; p < st.nparts; p++) {
