@@ -18,8 +18,10 @@
 #include "shx.h"
 
 extern "C" {
+#include "commands/progress.h"
 #include "commands/vacuum.h"
 #include "miscadmin.h"
+#include "pgstat.h"
 }
 
 namespace {
@@ -38,8 +40,11 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
     for (;;) {
         nblocks = RelationGetNumberOfBlocks(index);
         if (blkno >= nblocks) break;
+        /* REINDEX and CREATE INDEX CONCURRENTLY's validation reads the index through here */
+        if (info->report_progress) pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, nblocks);
         for (; blkno < nblocks; blkno++) {
             vacuum_delay_point();
+            if (info->report_progress) pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE, blkno);
             Buffer buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
             LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
             Page page = BufferGetPage(buf);
