@@ -144,26 +144,32 @@ INSERT INTO floored (body, tags) VALUES ('one', 'b:1 c:2,3'::tsvector), ('one', 
 SELECT body, tags, fp IS NULL AS below_floor FROM floored WHERE tags IS NOT NULL ORDER BY tags;
 DROP TRIGGER floored_tags ON floored;
 -- Bad options are errors at the first row, naming the argument.
-CREATE TRIGGER floored_bad BEFORE INSERT ON floored
-    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'min_features=0');
-SELECT pg_temp.sqlstate_of($$INSERT INTO floored (body) VALUES ('x')$$) AS zero;
-DROP TRIGGER floored_bad ON floored;
+CREATE FUNCTION pg_temp.first_row_error(args text) RETURNS text LANGUAGE plpgsql AS $$
+DECLARE message text;
+BEGIN
+    EXECUTE format('CREATE TRIGGER floored_bad BEFORE INSERT ON floored '
+                   'FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger(%s)', args);
+    BEGIN
+        INSERT INTO floored (body) VALUES ('x');
+        message := 'no error';
+    EXCEPTION WHEN OTHERS THEN
+        message := SQLSTATE || ': ' || SQLERRM;
+    END;
+    DROP TRIGGER floored_bad ON floored;
+    RETURN message;
+END $$;
 CREATE TRIGGER floored_bad BEFORE INSERT ON floored
     FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'min_features=2x');
 INSERT INTO floored (body) VALUES ('x');
 DROP TRIGGER floored_bad ON floored;
-CREATE TRIGGER floored_bad BEFORE INSERT ON floored
-    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'min_features=99999999999');
-INSERT INTO floored (body) VALUES ('x');
-DROP TRIGGER floored_bad ON floored;
-CREATE TRIGGER floored_bad BEFORE INSERT ON floored
-    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'min_features=2', 'body');
-INSERT INTO floored (body) VALUES ('x');
-DROP TRIGGER floored_bad ON floored;
-CREATE TRIGGER floored_bad BEFORE INSERT ON floored
-    FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'min_features=2');
-INSERT INTO floored (body) VALUES ('x');
-DROP TRIGGER floored_bad ON floored;
+SELECT args, pg_temp.first_row_error(args) AS error FROM (VALUES
+    ($$'fp', 'body', 'min_features=0'$$),
+    ($$'fp', 'body', 'min_features=2x'$$),
+    ($$'fp', 'body', 'min_features=99999999999'$$),
+    ($$'fp', 'body', 'min_features= 5'$$),
+    ($$'fp', 'min_features=2', 'body'$$),
+    ($$'fp', 'body', 'min_features=2', 'min_features=3'$$),
+    ($$'fp', 'min_features=2'$$)) v(args);
 DROP TABLE floored;
 
 -- The generated-column alternative computes the same value.
