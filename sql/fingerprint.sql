@@ -302,10 +302,11 @@ SELECT a.id, b.id, (a.id + 1) / 2 = (b.id + 1) / 2 AS same_template,
 -- a printf flag would take only with a space).
 CREATE FUNCTION pg_temp.message_template(msg text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN regexp_replace(regexp_replace(msg,
-         '%([0-9]+\$)?[-+#0]*([0-9]+|\*)?(\.([0-9]+|\*)?)?(hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcspn%]', ' ', 'g'),
+         '%(\([A-Za-z_][A-Za-z0-9_]*\)|[0-9]+\$)?[-+#0'']*([0-9]+|\*([0-9]+\$)?)?(\.([0-9]+|\*([0-9]+\$)?)?)?(hh|h|ll|l|L|q|j|z|t)?[diouxXeEfFgGaAcspnm%]', ' ', 'g'),
          '\{[0-9A-Za-z_]*\}', ' ', 'g');
 SELECT simhash_features('%1$s: %2$lu bytes (%.*s) %% %-10.3f %#x {0} {name}') AS raw,
-       simhash_features(pg_temp.message_template('%1$s: %2$lu bytes (%.*s) %% %-10.3f %#x {0} {name} 100% done')) AS masked;
+       simhash_features(pg_temp.message_template('%1$s: %2$lu bytes (%.*s) %% %-10.3f %#x {0} {name} 100% done')) AS masked,
+       pg_temp.message_template($$pipe: %m, %'d rows, %1$*2$d, %(name)s, 100%free$$) AS glibc_python;
 SELECT simhash('Cannot open file %s: %s'::text) <-> simhash('Written by %s, %s, %s, %s, and %s.'::text) AS unrelated_raw,
        simhash(pg_temp.message_template('Cannot open file %s: %s')) <->
        simhash(pg_temp.message_template('Written by %s, %s, %s, %s, and %s.')) AS unrelated_masked,

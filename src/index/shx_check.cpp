@@ -332,13 +332,19 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
          */
         ii->ii_Concurrent = true;
         Snapshot snapshot = RegisterSnapshot(GetTransactionSnapshot());
-        /* a transaction snapshot taken before the index could hold every row it sees (as amcheck refuses it) */
+        /*
+         * An index built over broken HOT chains lacks the older members a
+         * snapshot from before its build may see, so a transaction snapshot
+         * whose xmin does not follow the build is refused, as amcheck refuses it.
+         */
         if (IsolationUsesXactSnapshot() && index->rd_index->indcheckxmin &&
             !TransactionIdPrecedes(HeapTupleHeaderGetXmin(index->rd_indextuple->t_data), snapshot->xmin))
             ereport(ERROR, (errcode(ERRCODE_T_R_SERIALIZATION_FAILURE),
                             errmsg("index \"%s\" cannot be checked with this transaction's snapshot", name),
-                            errdetail("The index is newer than the snapshot, which may see rows it need not hold."),
-                            errhint("Check it in a new transaction, or at READ COMMITTED.")));
+                            errdetail("The index was built over broken HOT chains, and the snapshot's xmin does not follow "
+                                      "its build, so the snapshot may see row versions the index need not hold."),
+                            errhint("Check it at READ COMMITTED, or once the transactions older than the index have "
+                                    "ended.")));
         TableScanDesc hscan = table_beginscan_strat(heap, snapshot, 0, NULL, true, true);
         shi_pair_sort_begin(&heap_rows, sort_mem, true, true);
         table_index_build_scan(heap, index, ii, true, false, heap_row_callback, &heap_rows, hscan);
