@@ -861,3 +861,29 @@ SELECT pg_temp.statement_buffers($$SELECT 1 FROM reloaded WHERE fp = simhash_fro
 SELECT count(*) FROM reloaded WHERE fp = simhash_from_bigint(21500);
 RESET enable_seqscan;
 DROP TABLE reloaded;
+-- A fingerprint stored very many times under churn (new copies in, the
+-- oldest deleted, VACUUM): inserts used to fill and split the pages at the
+-- start of its run while VACUUM emptied pages further along, so the index
+-- grew with every row ever written (16 pages a round here).  Inserts now
+-- look along the run for room (insert_along_run), and it holds its size.
+CREATE TABLE churn (id bigserial, fp simhash) WITH (autovacuum_enabled = off);
+INSERT INTO churn (fp) SELECT CASE WHEN g % 2 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash
+                                   ELSE simhash_from_bigint(hashint8(g)) END FROM generate_series(1, 40000) g;
+CREATE INDEX churn_fp ON churn USING simhash (fp);
+CREATE TEMP TABLE churn_size (round int, pages bigint);
+\set ECHO none
+SELECT format($$INSERT INTO churn (fp) SELECT CASE WHEN g %% 2 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash
+                                   ELSE simhash_from_bigint(hashint8(g + %s * 100000)) END FROM generate_series(1, 8000) g$$, r),
+       $$DELETE FROM churn WHERE id IN (SELECT id FROM churn ORDER BY id LIMIT 8000)$$,
+       'VACUUM churn',
+       format($$INSERT INTO churn_size VALUES (%s, pg_relation_size('churn_fp') / 8192)$$, r)
+  FROM generate_series(1, 8) r \gexec
+\set ECHO all
+SELECT max(pages) FILTER (WHERE round = 8) - max(pages) FILTER (WHERE round = 2) <= 24 AS holds_its_size FROM churn_size;
+SELECT simhash_index_check('churn_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) AS copies FROM churn WHERE fp = 'aaaaaaaaaaaaaaaa';
+SELECT count(*) AS near FROM churn WHERE fp % 'aaaaaaaaaaaaaaab';
+RESET enable_seqscan;
+SELECT count(*) FILTER (WHERE fp = 'aaaaaaaaaaaaaaaa') AS copies_seq, count(*) FILTER (WHERE fp % 'aaaaaaaaaaaaaaab') AS near_seq FROM churn;
+DROP TABLE churn;

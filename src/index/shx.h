@@ -454,6 +454,9 @@ typedef struct ShiState {
     uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
     struct ShiLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
     struct ShiBufferGuess *guesses; /* backend-local buffers of pages read (shx_buffer_guess.cpp); the same */
+    /* backend-local: per partition, the key of a run of one key and the page of it an insert last filled (0: none) */
+    uint64 run_key[SHI_MAX_PARTS];
+    BlockNumber run_blk[SHI_MAX_PARTS];
     MemoryContext cxt;           /* holds this state and the hints (shi_get_state) */
 } ShiState;
 

@@ -156,16 +156,71 @@ bool repack_if_roomier(Relation index, Buffer buf) {
     return roomier && shi_leaf_has_room(buf);
 }
 
+/* Pages of a run of one key an insert looks along for room before the run grows. */
+#define SHI_RUN_LOOK 16
+
+/* Is the locked page one of partition part's pages of key alone, where key may go? */
+bool is_run_page(Page page, int part, uint64 key) {
+    const ShiPageOpaque *op = ShiPageGetOpaque(page);
+    return !PageIsNew(page) && PageGetSpecialSize(page) == MAXALIGN(sizeof(ShiPageOpaque)) &&
+           op->page_id == SHI_PAGE_ID && (op->flags & SHI_LEAF) && op->part == part && op->lo == key &&
+           op->hi == key && !(op->flags & SHI_HI_CLEAN);
+}
+
+/*
+ * Puts (key, tid) on a page of key's run (pages holding key alone) with room,
+ * looking at up to SHI_RUN_LOOK pages from where this backend last found
+ * room in the run, else from first; true when it did.  Without it a run
+ * under churn (a notification stored every minute, deleted after a month)
+ * grew for ever: inserts fill the pages at its start, split there, and
+ * never come back to the pages VACUUM empties further along.  Any page of
+ * the run may hold the key (its lo and hi are the key), and scans of the
+ * key read the whole run.  Holds no other lock; takes one page at a time.
+ */
+bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, BlockNumber first) {
+    ShiState *mst = (ShiState *) shi_get_state(index);
+    BlockNumber blk = (mst->run_key[part] == key && mst->run_blk[part] != 0) ? mst->run_blk[part] : first;
+    for (int step = 0; step < SHI_RUN_LOOK && blk != InvalidBlockNumber; step++) {
+        CHECK_FOR_INTERRUPTS();
+        Buffer buf = shi_read_page(index, blk);
+        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+        Page page = BufferGetPage(buf);
+        if (!is_run_page(page, part, key)) {
+            /* the run ends here: the next search starts again at its start */
+            UnlockReleaseBuffer(buf);
+            mst->run_blk[part] = 0;
+            return false;
+        }
+        /* no re-pack here: while a run only grows its pages are full, and re-packing each costs a sort */
+        if (shi_leaf_has_room(buf)) {
+            CheckForSerializableConflictIn(index, NULL, blk);
+            mst->run_key[part] = key;
+            mst->run_blk[part] = blk;
+            append_entry(index, buf, key, tid);
+            return true;
+        }
+        BlockNumber next = ShiPageGetOpaque(page)->right;
+        UnlockReleaseBuffer(buf);
+        if (next == blk) break;
+        blk = next;
+    }
+    /* full as far as it looked: the run grows, and the next search goes on from here */
+    mst->run_key[part] = key;
+    mst->run_blk[part] = blk == InvalidBlockNumber ? 0 : blk;
+    return false;
+}
+
 /*
  * Inserts into the first leaf that may hold key.  When it is full and key is
  * its hi, equal keys may continue on the right sibling, which is tried while
  * the full page stays locked (left to right, the order every backend locks
- * neighbours in).  If that one is full as well, the first page is split: a
- * page of one key only keeps its entries and the new page between it and
- * its sibling starts with one, so inserts of a key stored many times (the
- * same short text in a million rows) touch at most two pages and leave the
- * run's pages full (the sibling is re-packed before the first page is
- * split); walking the run to its end would cost a lock per page.
+ * neighbours in).  If that one is a full page of key alone, the run goes on
+ * and the pages after it are tried (insert_along_run).  Else the first page
+ * is split: a page of one key only keeps its entries and the new page
+ * between it and its sibling starts with one, so inserts of a key stored
+ * many times (the same short text in a million rows) touch at most two pages
+ * while the run grows and leave the run's pages full (the sibling is
+ * re-packed before the first page is split).
  */
 void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
     Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
@@ -191,7 +246,21 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
             append_entry(index, rbuf, key, tid);
             return;
         }
+        BlockNumber after = ShiPageGetOpaque(BufferGetPage(rbuf))->right;
+        bool run = is_run_page(BufferGetPage(rbuf), part, key);
         UnlockReleaseBuffer(rbuf);
+        if (run) {
+            UnlockReleaseBuffer(buf);
+            if (insert_along_run(index, part, key, tid, after)) return;
+            /* the run is full as far as it looked: split its first page, as found again */
+            buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
+            CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
+            if (shi_leaf_has_room(buf)) {
+                append_entry(index, buf, key, tid);
+                return;
+            }
+            page = BufferGetPage(buf);
+        }
     }
     /* full: re-pack the page if that frees a tenth of it, else split it */
     simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
