@@ -104,7 +104,10 @@
  * such that every page in between has this page's hi.  Inserts record one
  * after passing a long run of pages of one key (a fingerprint stored very
  * many times) and walks jump over the run (shi_find_leaf explains why it
- * stays right); pages built or split start without one.
+ * stays right); pages built or split start without one.  Any page of such
+ * a run (lo = hi = the key) may take another copy, so an insert that finds
+ * the run's first two pages full looks along it for room that VACUUM freed
+ * before splitting (shx_insert.cpp, insert_along_run).
  * Directory slot i (slot value s = i << 48) names a leaf of the partition
  * whose lo < s (or the leftmost leaf).  A page's lo never changes (pages are
  * never merged or freed), so a slot never becomes wrong, only stale: a
