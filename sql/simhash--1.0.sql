@@ -42,6 +42,22 @@ CREATE CAST (bigint AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_fr
 CREATE CAST (@extschema@.simhash AS bit) WITH FUNCTION @extschema@.simhash_to_bit(@extschema@.simhash);
 CREATE CAST (bit AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_bit(bit);
 
+-- For fingerprints brought from application code: numeric holds them as
+-- unsigned decimals (Python's simhash values, unsigned 64-bit columns),
+-- bytea as 8 bytes, most significant first.
+CREATE FUNCTION @extschema@.simhash_to_numeric(@extschema@.simhash) RETURNS numeric
+    AS 'MODULE_PATHNAME', 'simhash_to_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_from_numeric(numeric) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_from_numeric' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_to_bytea(@extschema@.simhash) RETURNS bytea
+    AS 'MODULE_PATHNAME', 'simhash_to_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE FUNCTION @extschema@.simhash_from_bytea(bytea) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_from_bytea' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+CREATE CAST (@extschema@.simhash AS numeric) WITH FUNCTION @extschema@.simhash_to_numeric(@extschema@.simhash);
+CREATE CAST (numeric AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_numeric(numeric);
+CREATE CAST (@extschema@.simhash AS bytea) WITH FUNCTION @extschema@.simhash_to_bytea(@extschema@.simhash);
+CREATE CAST (bytea AS @extschema@.simhash) WITH FUNCTION @extschema@.simhash_from_bytea(bytea);
+
 -- From the string types: the text form, read as simhash_in reads it (what
 -- PostgreSQL's automatic I/O cast did).  Casts with a function make
 -- simhash(x) for x of a domain over text, varchar or char a call of the
@@ -409,6 +425,10 @@ COMMENT ON FUNCTION @extschema@.simhash_to_bigint(@extschema@.simhash) IS 'cast 
 COMMENT ON FUNCTION @extschema@.simhash_from_bigint(bigint) IS 'cast bigint to simhash: the same 64 bits';
 COMMENT ON FUNCTION @extschema@.simhash_to_bit(@extschema@.simhash) IS 'cast simhash to bit(64), most significant bit first';
 COMMENT ON FUNCTION @extschema@.simhash_from_bit(bit) IS 'cast bit(64) to simhash, most significant bit first';
+COMMENT ON FUNCTION @extschema@.simhash_to_numeric(@extschema@.simhash) IS 'cast simhash to numeric: the 64 bits unsigned';
+COMMENT ON FUNCTION @extschema@.simhash_from_numeric(numeric) IS 'cast a whole number 0 .. 2^64 - 1 to simhash (the 64 bits unsigned)';
+COMMENT ON FUNCTION @extschema@.simhash_to_bytea(@extschema@.simhash) IS 'cast simhash to 8 bytes, most significant first';
+COMMENT ON FUNCTION @extschema@.simhash_from_bytea(bytea) IS 'cast 8 bytes, most significant first, to simhash';
 COMMENT ON FUNCTION @extschema@.simhash_from_text(text) IS 'cast text or varchar to simhash: parses the text form, does not fingerprint';
 COMMENT ON FUNCTION @extschema@.simhash_from_text(bpchar) IS 'cast char(n) to simhash: parses the text form, does not fingerprint';
 COMMENT ON FUNCTION @extschema@.simhash_eq(@extschema@.simhash, @extschema@.simhash) IS 'implementation of = for simhash';
@@ -432,6 +452,10 @@ COMMENT ON CAST (@extschema@.simhash AS bigint) IS 'the same 64 bits, signed';
 COMMENT ON CAST (bigint AS @extschema@.simhash) IS 'the same 64 bits';
 COMMENT ON CAST (@extschema@.simhash AS bit) IS 'most significant bit first';
 COMMENT ON CAST (bit AS @extschema@.simhash) IS 'from bit(64), most significant bit first';
+COMMENT ON CAST (@extschema@.simhash AS numeric) IS 'the 64 bits as an unsigned integer';
+COMMENT ON CAST (numeric AS @extschema@.simhash) IS 'from a whole number 0 .. 2^64 - 1 (the 64 bits unsigned)';
+COMMENT ON CAST (@extschema@.simhash AS bytea) IS '8 bytes, most significant first';
+COMMENT ON CAST (bytea AS @extschema@.simhash) IS 'from 8 bytes, most significant first';
 COMMENT ON CAST (text AS @extschema@.simhash) IS 'parses the text form; simhash(text) fingerprints';
 COMMENT ON CAST (varchar AS @extschema@.simhash) IS 'parses the text form; simhash(varchar) fingerprints';
 COMMENT ON CAST (bpchar AS @extschema@.simhash) IS 'parses the text form; simhash(char) fingerprints';

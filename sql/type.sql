@@ -40,6 +40,31 @@ SELECT fp::bigint::simhash = fp AND fp::bit(64)::simhash = fp AS round_trips
 SELECT B'101'::simhash;
 SELECT B'1'::bit(65)::simhash;
 
+-- Fingerprints brought from application code: unsigned decimals through
+-- numeric (Python's simhash values run to 2^64 - 1), 8 bytes through bytea,
+-- both exact both ways; anything out of range is an error naming it, never
+-- a wrapped value.
+SELECT v, v::simhash AS fp, v::simhash::numeric = v AS round_trip
+  FROM (VALUES (0::numeric), (1), (9223372036854775807), (9223372036854775808), (18446744073709551615),
+               (12345678901234567890), (5.000)) t(v);
+SELECT 18446744073709551616::numeric::simhash;
+SELECT (-1)::numeric::simhash;
+SELECT 1.5::numeric::simhash;
+SELECT 'NaN'::numeric::simhash;
+SELECT '\x8212868318d29267'::bytea::simhash, 'ffffffffffffff01'::simhash::bytea,
+       '\x0000000000000001'::bytea::simhash::bytea = '\x0000000000000001'::bytea AS bytea_round_trip;
+SELECT '\x0102'::bytea::simhash;
+-- README's recipes ("Fingerprints computed elsewhere"): 8 bytes least
+-- significant first, and a negative bigint literal, which needs parentheses.
+SELECT (SELECT string_agg(substr(encode(fp, 'hex'), 2 * i + 1, 2), '' ORDER BY i DESC) FROM generate_series(0, 7) i)::simhash
+           = '8212868318d29267' AS little_endian
+  FROM (VALUES ('\x6792d21883861282'::bytea)) v(fp);
+SELECT (-9074042401582837145)::bigint::simhash;
+-- Text that is no simhash gets a hint for what it looks like.
+SELECT '0x8212868318d29267'::simhash;
+SELECT '8212868318d2926'::simhash;
+SELECT '18446744073709551615'::simhash;
+
 -- Ordering is unsigned, matching the hex text.
 SELECT fp FROM (VALUES ('8000000000000000'::simhash), ('0000000000000001'), ('ffffffffffffffff'), ('7fffffffffffffff')) v(fp)
  ORDER BY fp;

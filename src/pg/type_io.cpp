@@ -1,6 +1,6 @@
 /*
- * The simhash type's text and binary I/O, and its casts to bigint, bit(64)
- * and from the string types.
+ * The simhash type's text and binary I/O, and its casts to bigint, numeric
+ * (unsigned), bit(64), bytea and from the string types.
  */
 #include "simhash_datum.h"
 #include "text_format.hpp"
@@ -19,6 +19,41 @@ PG_FUNCTION_INFO_V1(simhash_to_bigint);
 PG_FUNCTION_INFO_V1(simhash_from_bigint);
 PG_FUNCTION_INFO_V1(simhash_to_bit);
 PG_FUNCTION_INFO_V1(simhash_from_bit);
+PG_FUNCTION_INFO_V1(simhash_to_numeric);
+PG_FUNCTION_INFO_V1(simhash_from_numeric);
+PG_FUNCTION_INFO_V1(simhash_to_bytea);
+PG_FUNCTION_INFO_V1(simhash_from_bytea);
+}
+
+#include <cctype>
+
+/*
+ * The hint for text that is no simhash.  Fingerprints brought from
+ * application code come as 0x-prefixed or unpadded hex, or as unsigned
+ * decimals (Python's simhash values), each with its own way in; other text
+ * was most likely meant for the fingerprint function.
+ */
+static const char* input_hint(const char* text, size_t length) {
+    while (length > 0 && isspace((unsigned char) *text)) text++, length--;
+    while (length > 0 && isspace((unsigned char) text[length - 1])) length--;
+    if (length > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
+        return "Write the 16 hex digits without 0x: regexp_replace(value, '^0[xX]', '')::simhash, padding shorter "
+               "ones with lpad(..., 16, '0').";
+    bool binary = length > 0, decimal = length > 0, hex = length > 0;
+    for (size_t i = 0; i < length; i++) {
+        binary = binary && (text[i] == '0' || text[i] == '1');
+        decimal = decimal && isdigit((unsigned char) text[i]);
+        hex = hex && isxdigit((unsigned char) text[i]);
+    }
+    if (binary && length > 16) return "Binary digits come 64 at a time, most significant first.";
+    /* 2^64 - 1 has 20 digits */
+    if (decimal && length > 16 && length <= 20)
+        return "For a fingerprint written as an unsigned decimal number, cast it from numeric: '...'::numeric::simhash.";
+    if (hex && length < 16)
+        return "If this was simhash('...') meant to fingerprint a text, write simhash('...'::text); for a fingerprint "
+               "of fewer hex digits, pad them: lpad(value, 16, '0')::simhash.";
+    return "If this was simhash('...') meant to fingerprint a text, write simhash('...'::text); "
+           "for a column of type citext or name, simhash(column::text).";
 }
 
 static uint64_t parse_or_error(const char* text, size_t length) {
@@ -27,8 +62,7 @@ static uint64_t parse_or_error(const char* text, size_t length) {
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
                         errmsg("invalid input syntax for type simhash: \"%s\"", pnstrdup(text, length)),
                         errdetail("A simhash is 16 hexadecimal digits or 64 binary digits."),
-                        errhint("If this was simhash('...') meant to fingerprint a text, write simhash('...'::text); "
-                                "for a column of type citext or name, simhash(column::text).")));
+                        errhint("%s", input_hint(text, length))));
     return fp;
 }
 
@@ -92,5 +126,60 @@ extern "C" Datum simhash_from_bit(PG_FUNCTION_ARGS) {
     const bits8* bytes = VARBITS(bits);
     uint64_t fp = 0;
     for (int i = 0; i < 8; ++i) fp = (fp << 8) | bytes[i];
+    PG_RETURN_SIMHASH(fp);
+}
+
+/*
+ * numeric: the 64 bits read as an unsigned integer, the form Python's simhash
+ * and unsigned 64-bit columns of other databases hold.  Only whole numbers
+ * from 0 to 2^64 - 1 come in; anything else is an error naming it, never a
+ * wrapped value.
+ */
+extern "C" Datum simhash_to_numeric(PG_FUNCTION_ARGS) {
+    char digits[21];
+    snprintf(digits, sizeof(digits), "%llu", (unsigned long long) PG_GETARG_SIMHASH(0));
+    return DirectFunctionCall3(numeric_in, CStringGetDatum(digits), ObjectIdGetDatum(InvalidOid), Int32GetDatum(-1));
+}
+
+extern "C" Datum simhash_from_numeric(PG_FUNCTION_ARGS) {
+    char* text = DatumGetCString(DirectFunctionCall1(numeric_out, PG_GETARG_DATUM(0)));
+    const char* p = text;
+    uint64_t value = 0;
+    bool ok = isdigit((unsigned char) *p);
+    for (; ok && isdigit((unsigned char) *p); p++) {
+        unsigned digit = (unsigned) (*p - '0');
+        if (value > (UINT64_MAX - digit) / 10) ok = false;
+        else value = value * 10 + digit;
+    }
+    /* a whole number may print with a zero fraction ('5.000') */
+    if (ok && *p == '.')
+        for (p++; *p == '0'; p++) {}
+    if (!ok || *p != '\0')
+        ereport(ERROR, (errcode(ERRCODE_NUMERIC_VALUE_OUT_OF_RANGE),
+                        errmsg("value %s is out of range for type simhash", text),
+                        errdetail("A simhash read from a number is a whole number from 0 to 18446744073709551615, "
+                                  "its 64 bits unsigned.")));
+    PG_RETURN_SIMHASH(value);
+}
+
+/* bytea: 8 bytes, most significant first, as the binary form and the hex text. */
+extern "C" Datum simhash_to_bytea(PG_FUNCTION_ARGS) {
+    uint64_t fp = PG_GETARG_SIMHASH(0);
+    bytea* result = (bytea*) palloc(VARHDRSZ + 8);
+    SET_VARSIZE(result, VARHDRSZ + 8);
+    for (int i = 0; i < 8; ++i) ((unsigned char*) VARDATA(result))[i] = (unsigned char) (fp >> (56 - 8 * i));
+    PG_RETURN_BYTEA_P(result);
+}
+
+extern "C" Datum simhash_from_bytea(PG_FUNCTION_ARGS) {
+    bytea* bytes = PG_GETARG_BYTEA_PP(0);
+    int length = (int) VARSIZE_ANY_EXHDR(bytes);
+    if (length != 8)
+        ereport(ERROR, (errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
+                        errmsg("cannot cast a bytea of %d bytes to simhash", length),
+                        errdetail("A simhash is exactly 8 bytes, most significant first.")));
+    const unsigned char* data = (const unsigned char*) VARDATA_ANY(bytes);
+    uint64_t fp = 0;
+    for (int i = 0; i < 8; ++i) fp = (fp << 8) | data[i];
     PG_RETURN_SIMHASH(fp);
 }
