@@ -865,19 +865,27 @@ DROP TABLE reloaded;
 -- oldest deleted, VACUUM): inserts used to fill and split the pages at the
 -- start of its run while VACUUM emptied pages further along, so the index
 -- grew with every row ever written (16 pages a round here).  Inserts now
--- look along the run for room (insert_along_run), and it holds its size.
+-- look along the run for room from where the last search stopped, which the
+-- run's first page keeps for every session (insert_along_run).  The rows
+-- come in batches, each followed by a relcache reload of the index (as a
+-- new session starts without it): a position kept in the backend alone
+-- was lost that way, and the run grew as before.
 CREATE TABLE churn (id bigserial, fp simhash) WITH (autovacuum_enabled = off);
 INSERT INTO churn (fp) SELECT CASE WHEN g % 2 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash
                                    ELSE simhash_from_bigint(hashint8(g)) END FROM generate_series(1, 40000) g;
 CREATE INDEX churn_fp ON churn USING simhash (fp);
 CREATE TEMP TABLE churn_size (round int, pages bigint);
 \set ECHO none
-SELECT format($$INSERT INTO churn (fp) SELECT CASE WHEN g %% 2 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash
-                                   ELSE simhash_from_bigint(hashint8(g + %s * 100000)) END FROM generate_series(1, 8000) g$$, r),
-       $$DELETE FROM churn WHERE id IN (SELECT id FROM churn ORDER BY id LIMIT 8000)$$,
-       'VACUUM churn',
-       format($$INSERT INTO churn_size VALUES (%s, pg_relation_size('churn_fp') / 8192)$$, r)
-  FROM generate_series(1, 8) r \gexec
+SELECT a, b, c FROM (
+  SELECT r, k, format($$INSERT INTO churn (fp) SELECT CASE WHEN g %% 2 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash
+                          ELSE simhash_from_bigint(hashint8(g + %s)) END FROM generate_series(1, 400) g$$, r * 100000 + k * 400) AS a,
+               'ALTER INDEX churn_fp SET (fillfactor = 90)' AS b, 'DISCARD PLANS' AS c
+    FROM generate_series(1, 8) r, generate_series(1, 20) k
+  UNION ALL
+  SELECT r, 21, $$DELETE FROM churn WHERE id IN (SELECT id FROM churn ORDER BY id LIMIT 8000)$$, 'VACUUM churn',
+         format($$INSERT INTO churn_size VALUES (%s, pg_relation_size('churn_fp') / 8192)$$, r)
+    FROM generate_series(1, 8) r) rounds
+ ORDER BY r, k \gexec
 \set ECHO all
 SELECT max(pages) FILTER (WHERE round = 8) - max(pages) FILTER (WHERE round = 2) <= 24 AS holds_its_size FROM churn_size;
 SELECT simhash_index_check('churn_fp', true);

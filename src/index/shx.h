@@ -107,7 +107,9 @@
  * stays right); pages built or split start without one.  Any page of such
  * a run (lo = hi = the key) may take another copy, so an insert that finds
  * the run's first two pages full looks along it for room that VACUUM freed
- * before splitting (shx_insert.cpp, insert_along_run).
+ * before splitting, from where the last such search stopped, which the
+ * first page keeps in its header's pd_prune_xid (unused on index pages;
+ * shx_insert.cpp, insert_along_run).
  * Directory slot i (slot value s = i << 48) names a leaf of the partition
  * whose lo < s (or the leftmost leaf).  A page's lo never changes (pages are
  * never merged or freed), so a slot never becomes wrong, only stale: a
@@ -457,9 +459,6 @@ typedef struct ShiState {
     uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
     struct ShiLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
     struct ShiBufferGuess *guesses; /* backend-local buffers of pages read (shx_buffer_guess.cpp); the same */
-    /* backend-local: per partition, the key of a run of one key and the page of it an insert last filled (0: none) */
-    uint64 run_key[SHI_MAX_PARTS];
-    BlockNumber run_blk[SHI_MAX_PARTS];
     MemoryContext cxt;           /* holds this state and the hints (shi_get_state) */
 } ShiState;
 

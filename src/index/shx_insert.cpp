@@ -168,34 +168,60 @@ bool is_run_page(Page page, int part, uint64 key) {
 }
 
 /*
- * Puts (key, tid) on a page of key's run (pages holding key alone) with room,
- * looking at up to SHI_RUN_LOOK pages from where this backend last found
- * room in the run, else from first; true when it did.  Without it a run
- * under churn (a notification stored every minute, deleted after a month)
- * grew for ever: inserts fill the pages at its start, split there, and
- * never come back to the pages VACUUM empties further along.  Any page of
- * the run may hold the key (its lo and hi are the key), and scans of the
- * key read the whole run.  Holds no other lock; takes one page at a time.
+ * The page of its run where the last search for room stopped, kept in the
+ * run's first page (shx.h): 0 for none.  A hint only; it is checked where
+ * it is used.
  */
-bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, BlockNumber first) {
-    ShiState *mst = (ShiState *) shi_get_state(index);
-    BlockNumber blk = (mst->run_key[part] == key && mst->run_blk[part] != 0) ? mst->run_blk[part] : first;
+BlockNumber run_resume(Page first) { return (BlockNumber) ((PageHeader) first)->pd_prune_xid; }
+
+/*
+ * Records resume in the run's first page, block first, if it is still the
+ * first page of key's run in partition part.  The caller holds no lock.
+ */
+void set_run_resume(Relation index, BlockNumber first, int part, uint64 key, BlockNumber resume) {
+    Buffer buf = shi_read_page(index, first);
+    LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+    Page page = BufferGetPage(buf);
+    shi_check_page(index, page, first, SHI_LEAF);
+    const ShiPageOpaque *op = ShiPageGetOpaque(page);
+    if (op->part == part && op->hi == key && run_resume(page) != resume) {
+        GenericXLogState *x = GenericXLogStart(index);
+        Page p = GenericXLogRegisterBuffer(x, buf, 0);
+        ((PageHeader) p)->pd_prune_xid = (TransactionId) resume;
+        GenericXLogFinish(x);
+    }
+    UnlockReleaseBuffer(buf);
+}
+
+/*
+ * Puts (key, tid) on a page of key's run (pages holding key alone) with room,
+ * looking at up to SHI_RUN_LOOK pages from start; true when it did.  Sets
+ * *resume to where the next search should start: the page that had room,
+ * the page after the last one it looked at, or 0 (the run's start) when it
+ * reached the run's end.  Without it a run under churn (a notification
+ * stored every minute, deleted after a month) grew for ever: inserts fill
+ * the pages at its start, split there, and never come back to the pages
+ * VACUUM empties further along.  Any page of the run may hold the key (its
+ * lo and hi are the key), and scans of the key read the whole run.  Holds
+ * no other lock; takes one page at a time.
+ */
+bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, BlockNumber start, BlockNumber *resume) {
+    BlockNumber blk = start;
     for (int step = 0; step < SHI_RUN_LOOK && blk != InvalidBlockNumber; step++) {
         CHECK_FOR_INTERRUPTS();
         Buffer buf = shi_read_page(index, blk);
         LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
         Page page = BufferGetPage(buf);
         if (!is_run_page(page, part, key)) {
-            /* the run ends here: the next search starts again at its start */
+            /* the run ends here (or the hint was stale): the next search starts again at its start */
             UnlockReleaseBuffer(buf);
-            mst->run_blk[part] = 0;
+            *resume = 0;
             return false;
         }
         /* no re-pack here: while a run only grows its pages are full, and re-packing each costs a sort */
         if (shi_leaf_has_room(buf)) {
             CheckForSerializableConflictIn(index, NULL, blk);
-            mst->run_key[part] = key;
-            mst->run_blk[part] = blk;
+            *resume = blk;
             append_entry(index, buf, key, tid);
             return true;
         }
@@ -205,8 +231,7 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
         blk = next;
     }
     /* full as far as it looked: the run grows, and the next search goes on from here */
-    mst->run_key[part] = key;
-    mst->run_blk[part] = blk == InvalidBlockNumber ? 0 : blk;
+    *resume = blk == InvalidBlockNumber ? 0 : blk;
     return false;
 }
 
@@ -250,8 +275,13 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         bool run = is_run_page(BufferGetPage(rbuf), part, key);
         UnlockReleaseBuffer(rbuf);
         if (run) {
+            BlockNumber first = BufferGetBlockNumber(buf);
+            BlockNumber hint = run_resume(page);
             UnlockReleaseBuffer(buf);
-            if (insert_along_run(index, part, key, tid, after)) return;
+            BlockNumber resume;
+            bool done = insert_along_run(index, part, key, tid, hint != 0 ? hint : after, &resume);
+            if (resume != hint) set_run_resume(index, first, part, key, resume);
+            if (done) return;
             /* the run is full as far as it looked: split its first page, as found again */
             buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
             CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
