@@ -58,6 +58,7 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     bool clean = simhash::key_group(arr[mid - 1].key) != simhash::key_group(arr[mid].key);
     uint64 sep = clean ? simhash::last_key_before_group(arr[mid].key) : arr[mid].key;
     ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
+    TransactionId old_resume = ((PageHeader) BufferGetPage(buf))->pd_prune_xid; /* run_resume() */
     /* keys that move right keep the SERIALIZABLE readers' locks, as nbtree's _bt_split passes them on */
     PredicateLockPageSplit(index, oldblk, newblk);
 
@@ -79,6 +80,14 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
      */
     if (sep == old.hi) ShiPageGetOpaque(left)->skip = old.skip;
     else ShiPageGetOpaque(right)->skip = old.skip;
+    /*
+     * So does the place where the search along the run of keys equal to that
+     * hi resumes (insert_along_run): lost at each split of the run's first
+     * page, which follows every search that finds no room, searches began
+     * again at the run's start and never reached the pages VACUUM emptied
+     * further on (helper-82).
+     */
+    ((PageHeader) (sep == old.hi ? left : right))->pd_prune_xid = old_resume;
     shi_leaf_write_packed(left, arr, mid);
     shi_leaf_write_packed(right, arr + mid, n - mid);
     GenericXLogFinish(x);
@@ -157,7 +166,7 @@ bool repack_if_roomier(Relation index, Buffer buf) {
 }
 
 /* Pages of a run of one key an insert looks along for room before the run grows. */
-#define SHI_RUN_LOOK 16
+#define SHI_RUN_LOOK 32
 
 /* Is the locked page one of partition part's pages of key alone, where key may go? */
 bool is_run_page(Page page, int part, uint64 key) {
@@ -195,28 +204,36 @@ void set_run_resume(Relation index, BlockNumber first, int part, uint64 key, Blo
 
 /*
  * Puts (key, tid) on a page of key's run (pages holding key alone) with room,
- * looking at up to SHI_RUN_LOOK pages from start; true when it did.  Sets
- * *resume to where the next search should start: the page that had room,
- * the page after the last one it looked at, or 0 (the run's start) when it
- * reached the run's end.  Without it a run under churn (a notification
+ * looking at up to SHI_RUN_LOOK pages from start, going on from run_start
+ * (the run's third page) once when it reaches the run's end; true when it
+ * did.  Sets *resume to where the next search should start: the page that
+ * had room, the page after the last one it looked at, or 0 (the run's
+ * start).  Without it a run under churn (a notification
  * stored every minute, deleted after a month) grew for ever: inserts fill
  * the pages at its start, split there, and never come back to the pages
  * VACUUM empties further along.  Any page of the run may hold the key (its
  * lo and hi are the key), and scans of the key read the whole run.  Holds
  * no other lock; takes one page at a time.
  */
-bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, BlockNumber start, BlockNumber *resume) {
+bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, BlockNumber start, BlockNumber run_start,
+                      BlockNumber *resume) {
     BlockNumber blk = start;
+    bool wrapped = start == run_start;
     for (int step = 0; step < SHI_RUN_LOOK && blk != InvalidBlockNumber; step++) {
         CHECK_FOR_INTERRUPTS();
         Buffer buf = shi_read_page(index, blk);
         LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
         Page page = BufferGetPage(buf);
         if (!is_run_page(page, part, key)) {
-            /* the run ends here (or the hint was stale): the next search starts again at its start */
+            /* the run ends here (or the hint was stale): go on from its start, once */
             UnlockReleaseBuffer(buf);
-            *resume = 0;
-            return false;
+            if (wrapped) {
+                *resume = 0;
+                return false;
+            }
+            wrapped = true;
+            blk = run_start;
+            continue;
         }
         /* no re-pack here: while a run only grows its pages are full, and re-packing each costs a sort */
         if (shi_leaf_has_room(buf)) {
@@ -279,7 +296,7 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
             BlockNumber hint = run_resume(page);
             UnlockReleaseBuffer(buf);
             BlockNumber resume;
-            bool done = insert_along_run(index, part, key, tid, hint != 0 ? hint : after, &resume);
+            bool done = insert_along_run(index, part, key, tid, hint != 0 ? hint : after, after, &resume);
             if (resume != hint) set_run_resume(index, first, part, key, resume);
             if (done) return;
             /* the run is full as far as it looked: split its first page, as found again */
