@@ -78,8 +78,8 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
      * has that hi, so the skip stays with the left page if its hi does not
      * change, else moves to the right page.
      */
-    if (sep == old.hi) ShiPageGetOpaque(left)->skip = old.skip;
-    else ShiPageGetOpaque(right)->skip = old.skip;
+    Page keeps_hi = sep == old.hi ? left : right;
+    ShiPageGetOpaque(keeps_hi)->skip = old.skip;
     /*
      * So does the place where the search along the run of keys equal to that
      * hi resumes (insert_along_run): lost at each split of the run's first
@@ -87,7 +87,7 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
      * again at the run's start and never reached the pages VACUUM emptied
      * further on (helper-82).
      */
-    ((PageHeader) (sep == old.hi ? left : right))->pd_prune_xid = old_resume;
+    ((PageHeader) keeps_hi)->pd_prune_xid = old_resume;
     shi_leaf_write_packed(left, arr, mid);
     shi_leaf_write_packed(right, arr + mid, n - mid);
     GenericXLogFinish(x);
@@ -253,6 +253,18 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
 }
 
 /*
+ * The first leaf that may hold key, exclusively locked; InvalidBuffer when
+ * it had room and (key, tid) went there.
+ */
+Buffer full_leaf_for(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
+    Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
+    CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
+    if (!shi_leaf_has_room(buf)) return buf;
+    append_entry(index, buf, key, tid);
+    return InvalidBuffer;
+}
+
+/*
  * Inserts into the first leaf that may hold key.  When it is full and key is
  * its hi, equal keys may continue on the right sibling, which is tried while
  * the full page stays locked (left to right, the order every backend locks
@@ -265,12 +277,8 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
  * re-packed before the first page is split).
  */
 void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
-    Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
-    CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
-    if (shi_leaf_has_room(buf)) {
-        append_entry(index, buf, key, tid);
-        return;
-    }
+    Buffer buf = full_leaf_for(index, st, part, key, tid);
+    if (!BufferIsValid(buf)) return;
     Page page = BufferGetPage(buf);
     ShiPageOpaque *op = ShiPageGetOpaque(page);
     if (op->hi == key && op->right != InvalidBlockNumber && !(op->flags & SHI_HI_CLEAN)) {
@@ -300,12 +308,8 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
             if (resume != hint) set_run_resume(index, first, part, key, resume);
             if (done) return;
             /* the run is full as far as it looked: split its first page, as found again */
-            buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
-            CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
-            if (shi_leaf_has_room(buf)) {
-                append_entry(index, buf, key, tid);
-                return;
-            }
+            buf = full_leaf_for(index, st, part, key, tid);
+            if (!BufferIsValid(buf)) return;
             page = BufferGetPage(buf);
         }
     }
