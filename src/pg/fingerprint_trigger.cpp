@@ -136,7 +136,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
         int32 value;
         if (!parse_min_features(trigger->tgargs[i], &value)) {
             nsources++;
-        } else if (min_features != 1 || i < trigger->tgnargs - 1) {
+        } else if (i < trigger->tgnargs - 1) { /* a repeated option is not last either */
             ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE),
                             errmsg("simhash_fingerprint_trigger: option \"%s\" must be the last argument, once",
                                    trigger->tgargs[i])));
@@ -185,7 +185,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
 
     /* the features simhash(text, ..., min_features) counts: occurrences, function words included */
     uint64 features = votes.features() + function_words.occurrences();
-    bool fingerprint_null = features == 0 || features < (uint64) min_features;
+    bool fingerprint_null = features < (uint64) min_features; /* at least 1 */
     Datum fingerprint = fingerprint_null ? (Datum) 0 : SimhashGetDatum(votes.fingerprint(function_words));
     /* A domain target keeps its constraints, as an assignment in SQL would. */
     Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;

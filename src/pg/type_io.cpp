@@ -56,6 +56,16 @@ static const char* input_hint(const char* text, size_t length) {
            "for a column of type citext or name, simhash(column::text).";
 }
 
+/* The 64 bits as 8 bytes, most significant first (the order of the binary text form and of send). */
+static void put_bytes(uint64_t fp, unsigned char* out) {
+    for (int i = 0; i < 8; ++i) out[i] = (unsigned char) (fp >> (56 - 8 * i));
+}
+static uint64_t get_bytes(const unsigned char* in) {
+    uint64_t fp = 0;
+    for (int i = 0; i < 8; ++i) fp = (fp << 8) | in[i];
+    return fp;
+}
+
 static uint64_t parse_or_error(const char* text, size_t length) {
     uint64_t fp;
     if (!simhash::parse_fingerprint(text, length, &fp))
@@ -112,8 +122,7 @@ extern "C" Datum simhash_to_bit(PG_FUNCTION_ARGS) {
     VarBit* result = (VarBit*) palloc0(VARBITTOTALLEN(nbits));
     SET_VARSIZE(result, VARBITTOTALLEN(nbits));
     VARBITLEN(result) = nbits;
-    bits8* bytes = VARBITS(result);
-    for (int i = 0; i < 8; ++i) bytes[i] = (bits8)(fp >> (56 - 8 * i));
+    put_bytes(fp, VARBITS(result));
     PG_RETURN_VARBIT_P(result);
 }
 
@@ -123,10 +132,7 @@ extern "C" Datum simhash_from_bit(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
                         errmsg("cannot cast a bit string of length %d to simhash", VARBITLEN(bits)),
                         errdetail("A simhash is exactly 64 bits.")));
-    const bits8* bytes = VARBITS(bits);
-    uint64_t fp = 0;
-    for (int i = 0; i < 8; ++i) fp = (fp << 8) | bytes[i];
-    PG_RETURN_SIMHASH(fp);
+    PG_RETURN_SIMHASH(get_bytes(VARBITS(bits)));
 }
 
 /*
@@ -167,7 +173,7 @@ extern "C" Datum simhash_to_bytea(PG_FUNCTION_ARGS) {
     uint64_t fp = PG_GETARG_SIMHASH(0);
     bytea* result = (bytea*) palloc(VARHDRSZ + 8);
     SET_VARSIZE(result, VARHDRSZ + 8);
-    for (int i = 0; i < 8; ++i) ((unsigned char*) VARDATA(result))[i] = (unsigned char) (fp >> (56 - 8 * i));
+    put_bytes(fp, (unsigned char*) VARDATA(result));
     PG_RETURN_BYTEA_P(result);
 }
 
@@ -178,8 +184,5 @@ extern "C" Datum simhash_from_bytea(PG_FUNCTION_ARGS) {
         ereport(ERROR, (errcode(ERRCODE_STRING_DATA_LENGTH_MISMATCH),
                         errmsg("cannot cast a bytea of %d bytes to simhash", length),
                         errdetail("A simhash is exactly 8 bytes, most significant first.")));
-    const unsigned char* data = (const unsigned char*) VARDATA_ANY(bytes);
-    uint64_t fp = 0;
-    for (int i = 0; i < 8; ++i) fp = (fp << 8) | data[i];
-    PG_RETURN_SIMHASH(fp);
+    PG_RETURN_SIMHASH(get_bytes((const unsigned char*) VARDATA_ANY(bytes)));
 }
