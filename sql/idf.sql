@@ -112,6 +112,16 @@ COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
 UPDATE idf_damaged SET b = overlay(b PLACING '\xffffffffffffffff'::bytea FROM 4 FOR 8);
 COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
 COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+-- the detail names what is wrong: a df out of range, then hashes out of order
+-- (bytes 20-27 are the first feature's hash, 28-35 its df, 36-43 the second's hash)
+UPDATE idf_damaged SET b = overlay(s.b PLACING '\x0000000000000001'::bytea FROM 28 FOR 8)
+  FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+UPDATE idf_damaged SET b = overlay(s.b PLACING substr(s.b, 20, 8) FROM 36 FOR 8)
+  FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
 SELECT count(*) AS rows_after_refusals FROM idf_copy;
 DROP TABLE idf_damaged;
 

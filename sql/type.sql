@@ -64,6 +64,8 @@ SELECT (-9074042401582837145)::bigint::simhash;
 SELECT '0x8212868318d29267'::simhash;
 SELECT '8212868318d2926'::simhash;
 SELECT '18446744073709551615'::simhash;
+SELECT '-9074042401582837145'::simhash;  -- the signed form: cast from bigint
+SELECT '\x8212868318d29267'::simhash;     -- a bytea's text form: cast the bytea
 
 -- Ordering is unsigned, matching the hex text.
 SELECT fp FROM (VALUES ('8000000000000000'::simhash), ('0000000000000001'), ('ffffffffffffffff'), ('7fffffffffffffff')) v(fp)

@@ -41,12 +41,12 @@ size_t keep_common(const IdfEntry* table, size_t count, uint64_t min_df, IdfEntr
     return kept;
 }
 
-bool idf_table_valid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept {
+size_t idf_table_first_invalid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept {
     for (size_t i = 0; i < count; ++i) {
-        if (table[i].df < min_df || table[i].df > documents) return false;
-        if (i > 0 && table[i - 1].hash >= table[i].hash) return false;
+        if (table[i].df < min_df || table[i].df > documents) return i;
+        if (i > 0 && table[i - 1].hash >= table[i].hash) return i;
     }
-    return true;
+    return count;
 }
 
 // The hashes are XXH3 values, spread evenly over 64 bits, so a feature's

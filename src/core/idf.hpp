@@ -60,8 +60,14 @@ size_t merge_idf(const IdfEntry* a, size_t na, const IdfEntry* b, size_t nb, Idf
 // Returns the number kept.
 size_t keep_common(const IdfEntry* table, size_t count, uint64_t min_df, IdfEntry* out) noexcept;
 
+// The first entry whose hash is not above the one before it or whose df is
+// outside min_df .. documents; count when there is none.
+size_t idf_table_first_invalid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept;
+
 // True when the hashes strictly increase and min_df <= df <= documents.
-bool idf_table_valid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept;
+inline bool idf_table_valid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept {
+    return idf_table_first_invalid(table, count, documents, min_df) == count;
+}
 
 // The df of hash, or 0 when the table does not hold it.
 uint64_t idf_lookup(const IdfEntry* table, size_t count, uint64_t hash) noexcept;

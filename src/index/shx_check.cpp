@@ -33,6 +33,7 @@ extern "C" {
 #include "access/tableam.h"
 #include "catalog/index.h"
 #include "catalog/pg_class.h"
+#include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
 #include "utils/builtins.h"
@@ -248,11 +249,16 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid cal
         const char *fn = quote_qualified_identifier(get_namespace_name(get_func_namespace(caller)),
                                                     get_func_name(caller));
         const char *idx = quote_qualified_identifier(get_namespace_name(get_rel_namespace(indexoid)), name);
+        /* the statistics' columns beside the partition each row is of, not a bare record per row */
+        const char *example = get_func_rettype(caller) == VOIDOID
+                                  ? psprintf("SELECT relid, %s(relid) FROM pg_partition_tree(%s) WHERE isleaf;", fn,
+                                             quote_literal_cstr(idx))
+                                  : psprintf("SELECT t.relid, s.* FROM pg_partition_tree(%s) t, %s(t.relid) s "
+                                             "WHERE t.isleaf;",
+                                             quote_literal_cstr(idx), fn);
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is a partitioned index", name),
                         errdetail("Each partition of the table has an index of its own."),
-                        errhint("Give the index of a partition, for example: SELECT %s(relid) "
-                                "FROM pg_partition_tree(%s) WHERE isleaf;",
-                                fn, quote_literal_cstr(idx))));
+                        errhint("Give the index of a partition, for example: %s", example)));
     }
     Oid heapid = IndexGetRelation(indexoid, true);
     if (!OidIsValid(heapid) || kind != RELKIND_INDEX)

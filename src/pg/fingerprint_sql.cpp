@@ -132,8 +132,8 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
                       &weight_nulls, &weight_count);
     if (weight_count != count)
         ereport(ERROR, (errcode(ERRCODE_ARRAY_SUBSCRIPT_ERROR),
-                        errmsg("simhash got %d features but %d weights", count, weight_count),
-                        errdetail("The feature and weight arrays must have the same length.")));
+                        errmsg("simhash needs one weight per feature"),
+                        errdetail("Features: %d, weights: %d.", count, weight_count)));
 
     simhash::RealVotes votes;
     int overflow_at = -1; /* the element whose weight took the sum of magnitudes past DBL_MAX */
@@ -153,9 +153,9 @@ extern "C" Datum simhash_weighted_feature_array(PG_FUNCTION_ARGS) {
     }
     /* after the loop, so that a NULL or non-finite weight anywhere is reported first, whatever its place */
     if (overflow_at >= 0)
-        report_weight_overflow("simhash", psprintf(" at weight %d (%g, of feature \"%s\")", overflow_at + 1,
-                                                   DatumGetFloat8(weights[overflow_at]),
-                                                   message_excerpt(DatumGetTextPP(features[overflow_at]))));
+        report_weight_overflow("simhash", psprintf(" at feature %d, \"%s\" (weight %g)", overflow_at + 1,
+                                                   message_excerpt(DatumGetTextPP(features[overflow_at])),
+                                                   DatumGetFloat8(weights[overflow_at])));
     if (votes.features() == 0) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());
 }

@@ -44,7 +44,11 @@ inline size_t idf_value_size(size_t entries) { return sizeof(SimhashIdfHeader) +
 SimhashIdfHeader* make_idf_value(simhash::TokenizerKind kind, int n, uint64 documents,
                                  const simhash::IdfEntry* table, size_t count);
 
-/* Whether a detoasted value is well formed: size, version, tokenizer, order and range of its entries. */
-bool idf_value_valid(const SimhashIdfHeader* value);
+/*
+ * What is wrong with a detoasted value (size, version, tokenizer, n, the
+ * document count, the order and range of its entries), as a sentence for
+ * errdetail; NULL when it is well formed.
+ */
+const char* idf_value_problem(const SimhashIdfHeader* value);
 
 #endif

@@ -58,10 +58,9 @@ static IdfCache* cached_idf(FunctionCallInfo fcinfo, int argno) {
     char* key = (char*) palloc(key_length);
     MemoryContextSwitchTo(old);
     memcpy(key, keyed, key_length);
-    if (!idf_value_valid(value))
+    if (const char* problem = idf_value_problem(value))
         ereport(ERROR, (errcode(ERRCODE_DATA_CORRUPTED), errmsg("invalid simhash_idf value"),
-                        errdetail("Size %zu, %llu documents, %llu features.", (size_t) VARSIZE(value),
-                                  (unsigned long long) value->documents, (unsigned long long) value->entries)));
+                        errdetail("%s", problem)));
     if (cache->weights == nullptr)
         cache->weights = new (MemoryContextAlloc(fn_context, sizeof(simhash::IdfWeights))) simhash::IdfWeights();
     cache->weights->reset(idf_entries(value), value->entries, value->documents);

@@ -41,16 +41,29 @@ SimhashIdfHeader* make_idf_value(simhash::TokenizerKind kind, int n, uint64 docu
 /* Whether a stored tokenizer byte names a tokenizer. */
 static bool known_tokenizer(int code) { return code >= 0 && code <= (int) simhash::TokenizerKind::kMixed; }
 
-bool idf_value_valid(const SimhashIdfHeader* value) {
+const char* idf_value_problem(const SimhashIdfHeader* value) {
     size_t size = VARSIZE(value);
-    return size >= sizeof(SimhashIdfHeader) && value->version == kIdfFormatVersion &&
-           known_tokenizer(value->tokenizer) && value->ngram >= 1 &&
-           value->ngram <= simhash::kMaxNgram && value->documents >= 1 &&
-           /* the wire carries a signed int64; nothing counts 2^63 documents */
-           value->documents <= (uint64) PG_INT64_MAX &&
-           value->entries <= (size - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry) &&
-           size == idf_value_size(value->entries) &&
-           simhash::idf_table_valid(idf_entries(value), value->entries, value->documents, simhash::kIdfMinStoredDf);
+    if (size < sizeof(SimhashIdfHeader)) return psprintf("It is %zu bytes, shorter than its header.", size);
+    if (value->version != kIdfFormatVersion) return psprintf("Its format version is %d.", value->version);
+    if (!known_tokenizer(value->tokenizer)) return psprintf("Its tokenizer number %d is unknown.", value->tokenizer);
+    if (value->ngram < 1 || value->ngram > simhash::kMaxNgram)
+        return psprintf("Its n is %d, outside 1 to %d.", value->ngram, simhash::kMaxNgram);
+    /* the wire carries a signed int64; nothing counts 2^63 documents */
+    if (value->documents < 1 || value->documents > (uint64) PG_INT64_MAX)
+        return psprintf("It counts %lld documents, outside 1 to %lld.", (long long) value->documents,
+                        (long long) PG_INT64_MAX);
+    if (value->entries > (size - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry) ||
+        size != idf_value_size(value->entries))
+        return psprintf("It is %zu bytes, which do not hold its %llu features.", size,
+                        (unsigned long long) value->entries);
+    const simhash::IdfEntry* entries = idf_entries(value);
+    size_t bad = simhash::idf_table_first_invalid(entries, value->entries, value->documents, simhash::kIdfMinStoredDf);
+    if (bad == value->entries) return NULL;
+    if (entries[bad].df < simhash::kIdfMinStoredDf || entries[bad].df > value->documents)
+        return psprintf("Feature %zu has df %lld, outside %llu to the %lld documents.", bad + 1,
+                        (long long) entries[bad].df, (unsigned long long) simhash::kIdfMinStoredDf,
+                        (long long) value->documents);
+    return psprintf("Feature %zu's hash is not above the one before it: hashes must strictly increase.", bad + 1);
 }
 
 extern "C" Datum simhash_idf_in(PG_FUNCTION_ARGS) {
@@ -103,8 +116,8 @@ extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
                         errmsg("unsupported simhash_idf format version %d", version)));
     if (count > (uint64) (buf->len - buf->cursor) / (2 * sizeof(int64)))
         ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                        errmsg("simhash_idf claims %llu features but carries %d bytes of them",
-                               (unsigned long long) count, buf->len - buf->cursor)));
+                        errmsg("simhash_idf claims %lld features but carries %d bytes of them",
+                               (long long) count, buf->len - buf->cursor)));
     SimhashIdfHeader* value = (SimhashIdfHeader*) palloc0(idf_value_size(count));
     SET_VARSIZE(value, idf_value_size(count));
     value->version = (uint8) version;
@@ -117,14 +130,14 @@ extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
         entries[i].hash = (uint64) pq_getmsgint64(buf);
         entries[i].df = (uint64) pq_getmsgint64(buf);
     }
-    if (!idf_value_valid(value))
+    /* signed, as sent: a negative count reads as itself, not as a number near 2^64 */
+    if (const char* problem = idf_value_problem(value))
         ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                        errmsg("invalid simhash_idf binary value: %llu documents, tokenizer %d (%s), n %d, %llu features",
-                               (unsigned long long) documents, tokenizer,
+                        errmsg("invalid simhash_idf binary value: %lld documents, tokenizer %d (%s), n %d, %lld features",
+                               (long long) documents, tokenizer,
                                known_tokenizer(tokenizer) ? simhash::tokenizer_name((simhash::TokenizerKind) tokenizer)
                                                           : "unknown",
-                               ngram, (unsigned long long) count),
-                        errdetail("Needs 1 to 9223372036854775807 documents, a known tokenizer, 1 <= n <= %d, strictly "
-                                  "increasing hashes and 2 <= df <= documents.", simhash::kMaxNgram)));
+                               ngram, (long long) count),
+                        errdetail("%s", problem)));
     PG_RETURN_POINTER(value);
 }

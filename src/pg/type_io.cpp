@@ -25,6 +25,7 @@ PG_FUNCTION_INFO_V1(simhash_to_bytea);
 PG_FUNCTION_INFO_V1(simhash_from_bytea);
 }
 
+#include <algorithm>
 #include <cctype>
 
 /*
@@ -39,6 +40,14 @@ static const char* input_hint(const char* text, size_t length) {
     if (length > 2 && text[0] == '0' && (text[1] == 'x' || text[1] == 'X'))
         return "Write the 16 hex digits without 0x: regexp_replace(value, '^0[xX]', '')::simhash, padding shorter "
                "ones with lpad(..., 16, '0').";
+    /* what bytea's text output prints: a backslash, x, then the bytes in hex */
+    if (length > 2 && text[0] == '\\' && (text[1] == 'x' || text[1] == 'X'))
+        return "This is the text form of a bytea: cast the bytea itself (bytes::simhash), or decode the text "
+               "first: decode(substr(value, 3), 'hex')::simhash.";
+    /* the signed form simhash_to_bigint and fingerprints stored as bigint take */
+    if (length > 1 && length <= 20 && text[0] == '-' &&
+        std::all_of(text + 1, text + length, [](char c) { return isdigit((unsigned char) c) != 0; }))
+        return "For a fingerprint stored as a signed 64-bit integer, cast it from bigint: '...'::bigint::simhash.";
     bool binary = length > 0, decimal = length > 0, hex = length > 0;
     for (size_t i = 0; i < length; i++) {
         binary = binary && (text[i] == '0' || text[i] == '1');

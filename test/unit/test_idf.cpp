@@ -140,6 +140,15 @@ TEST(Idf, ValidityChecksOrderAndRange) {
     EXPECT_TRUE(simhash::idf_table_valid(nullptr, 0, 0, 2));
 }
 
+TEST(Idf, FirstInvalidNamesTheEntry) {
+    std::vector<IdfEntry> t = {{1, 2}, {2, 3}, {2, 3}, {4, 9}};
+    EXPECT_EQ(simhash::idf_table_first_invalid(t.data(), t.size(), 5, 2), 2u);  // hash 2 repeated
+    EXPECT_EQ(simhash::idf_table_first_invalid(t.data(), 2, 5, 2), 2u);         // the first two are valid
+    EXPECT_EQ(simhash::idf_table_first_invalid(t.data(), t.size(), 5, 3), 0u);  // df 2 < min_df 3
+    t[2].hash = 3;
+    EXPECT_EQ(simhash::idf_table_first_invalid(t.data(), t.size(), 5, 2), 3u);  // df 9 > 5 documents
+}
+
 TEST(Idf, LookupFindsPresentAndMissesAbsent) {
     std::vector<IdfEntry> t = {{10, 2}, {20, 3}, {30, 4}, {~0ULL, 9}};
     EXPECT_EQ(simhash::idf_lookup(t.data(), t.size(), 10), 2u);
