@@ -17,16 +17,25 @@ PG_FUNCTION_INFO_V1(simhash_idf_recv);
 PG_FUNCTION_INFO_V1(simhash_idf_send);
 }
 
+/*
+ * The most features a value holds: it must fit one allocation with room to
+ * spare for what PostgreSQL wraps around it before TOAST compresses it (a
+ * heap tuple's header, a tuplestore's), or a value just under the
+ * allocation limit is made but cannot be stored (helper-85: XX000 "invalid
+ * memory alloc request size 1073741864").  1 kB is 64 features.
+ */
+static const size_t kIdfMaxFeatures = (MaxAllocSize - 1024 - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry);
+
 SimhashIdfHeader* make_idf_value(simhash::TokenizerKind kind, int n, uint64 documents,
                                  const simhash::IdfEntry* table, size_t count) {
     size_t kept = 0;
     for (size_t i = 0; i < count; ++i) kept += table[i].df >= simhash::kIdfMinStoredDf;
-    size_t size = idf_value_size(kept);
-    if (!AllocSizeIsValid(size))
+    if (kept > kIdfMaxFeatures)
         ereport(ERROR, (errcode(ERRCODE_PROGRAM_LIMIT_EXCEEDED),
                         errmsg("simhash_idf of %zu features is too large", kept),
-                        errdetail("A value holds at most %zu features.",
-                                  (MaxAllocSize - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry))));
+                        errdetail("A value holds at most %zu features.", kIdfMaxFeatures),
+                        errhint("Count the features of a sample of the documents, or of each group of them.")));
+    size_t size = idf_value_size(kept);
     SimhashIdfHeader* value = (SimhashIdfHeader*) palloc0(size);
     SET_VARSIZE(value, size);
     value->version = kIdfFormatVersion;
