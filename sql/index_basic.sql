@@ -895,3 +895,33 @@ SELECT count(*) AS near FROM churn WHERE fp % 'aaaaaaaaaaaaaaab';
 RESET enable_seqscan;
 SELECT count(*) FILTER (WHERE fp = 'aaaaaaaaaaaaaaaa') AS copies_seq, count(*) FILTER (WHERE fp % 'aaaaaaaaaaaaaaab') AS near_seq FROM churn;
 DROP TABLE churn;
+-- The same churn with other fingerprints written just below the popular one
+-- in its block value (as near copies of a popular text are), so they share
+-- its run's first leaf.  Their splits of that leaf used to cut among the
+-- popular key's copies, leaving room for it at the run's front each time:
+-- its inserts never went along the run, and the run grew while VACUUM
+-- emptied its pages (helper-86: 34 leaves to 78 here, 22 of them empty).
+-- Splits now cut where the copies start.
+CREATE TABLE below (id bigserial, fp simhash, hot bool) WITH (autovacuum_enabled = off);
+INSERT INTO below (fp, hot) SELECT 'abcd000000001000', true FROM generate_series(1, 30000);
+INSERT INTO below (fp, hot) SELECT ('abcd000000000' || lpad(to_hex(i % 4096), 3, '0'))::simhash, false
+  FROM generate_series(1, 3000) i;
+CREATE INDEX below_fp ON below USING simhash (fp);
+CREATE TEMP TABLE below_built AS SELECT partition, leaf_pages FROM simhash_index_stats('below_fp');
+\set ECHO none
+SELECT CASE WHEN i % 151 = 0 THEN 'VACUUM below' ELSE
+  format($$INSERT INTO below (fp, hot) SELECT 'abcd000000001000', true FROM generate_series(1, 20);
+           INSERT INTO below (fp, hot) VALUES (('abcd000000000' || lpad(to_hex(%s), 3, '0'))::simhash, false);
+           DELETE FROM below WHERE id IN (SELECT id FROM below WHERE hot ORDER BY id LIMIT 20);
+           DELETE FROM below WHERE id IN (SELECT id FROM below WHERE NOT hot ORDER BY id LIMIT 1)$$, i * 997 % 4096) END
+  FROM generate_series(1, 151 * 8) i \gexec
+\set ECHO all
+SELECT s.partition, s.leaf_pages - b.leaf_pages <= 10 AS holds_its_size, s.empty_leaf_pages <= 2 AS reuses_emptied_pages
+  FROM simhash_index_stats('below_fp') s JOIN below_built b USING (partition) ORDER BY 1;
+SELECT simhash_index_check('below_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) AS copies FROM below WHERE fp = 'abcd000000001000';
+SELECT count(*) AS near FROM below WHERE fp % 'abcd000000000800';
+RESET enable_seqscan;
+SELECT count(*) FILTER (WHERE fp = 'abcd000000001000') AS copies_seq, count(*) FILTER (WHERE fp % 'abcd000000000800') AS near_seq FROM below;
+DROP TABLE below;
