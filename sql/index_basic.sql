@@ -925,3 +925,26 @@ SELECT count(*) AS near FROM below WHERE fp % 'abcd000000000800';
 RESET enable_seqscan;
 SELECT count(*) FILTER (WHERE fp = 'abcd000000001000') AS copies_seq, count(*) FILTER (WHERE fp % 'abcd000000000800') AS near_seq FROM below;
 DROP TABLE below;
+-- The largest fingerprint, all ones (every partition's rotation of it too),
+-- stored many times under churn: its run ends each partition's chain, and
+-- a search for room that reached the chain's end gave up there without
+-- going back to the run's start, so the run grew at every pass while
+-- VACUUM emptied its pages (helper-91: 11 leaves to 23, 6 of them empty,
+-- over 12 turnovers here; fffffffffffffffe stays at 13).
+CREATE TABLE ones (id bigserial, fp simhash) WITH (autovacuum_enabled = off);
+INSERT INTO ones (fp) SELECT 'ffffffffffffffff' FROM generate_series(1, 10000);
+CREATE INDEX ones_fp ON ones USING simhash (fp);
+CREATE TEMP TABLE ones_built AS SELECT partition, leaf_pages FROM simhash_index_stats('ones_fp');
+\set ECHO none
+SELECT CASE WHEN i % 51 = 0 THEN 'VACUUM ones'
+            ELSE $$INSERT INTO ones (fp) SELECT 'ffffffffffffffff' FROM generate_series(1, 20);
+                   DELETE FROM ones WHERE id IN (SELECT id FROM ones ORDER BY id LIMIT 20)$$ END
+  FROM generate_series(1, 51 * 120) i \gexec
+\set ECHO all
+SELECT s.partition, s.leaf_pages - b.leaf_pages <= 3 AS holds_its_size, s.empty_leaf_pages <= 1 AS reuses_emptied_pages
+  FROM simhash_index_stats('ones_fp') s JOIN ones_built b USING (partition) ORDER BY 1;
+SELECT simhash_index_check('ones_fp', true);
+SET enable_seqscan = off;
+SELECT count(*) AS copies FROM ones WHERE fp = 'ffffffffffffffff';
+RESET enable_seqscan;
+DROP TABLE ones;

@@ -239,8 +239,21 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
                       BlockNumber *resume) {
     BlockNumber blk = start;
     bool wrapped = start == run_start;
-    for (int step = 0; step < SHI_RUN_LOOK && blk != InvalidBlockNumber; step++) {
+    for (int step = 0; step < SHI_RUN_LOOK; step++) {
         CHECK_FOR_INTERRUPTS();
+        /*
+         * The run ends the partition's chain (the largest key, all ones in
+         * every rotation): go on from its start, once, as at a page of
+         * another key.  Stopping here instead split the run's first page at
+         * the end of every pass, and the run grew while VACUUM emptied its
+         * pages (helper-91).
+         */
+        if (blk == InvalidBlockNumber) {
+            if (wrapped) break;
+            wrapped = true;
+            blk = run_start;
+            continue;
+        }
         Buffer buf = shi_read_page(index, blk);
         LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
         Page page = BufferGetPage(buf);
