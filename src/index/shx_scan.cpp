@@ -66,6 +66,13 @@ struct ShiScanOpaque {
     bool has_order;
     bool order_null;
     uint64 order_q;
+    /*
+     * ORDER BY fp <-> q1, fp <-> q2, ...: the keys after the first, which
+     * order the rows that tie on the ones before (see sort_ties).
+     */
+    int nthen;
+    uint64 *then_q;
+    bool *then_null;
     /* results */
     ShiHit *hits;
     int64 nhits;
@@ -118,10 +125,39 @@ struct ShiScanOpaque {
     int64 n_null, next_null;
 };
 
-int cmp_hit_dist(const void *a, const void *b, void *) {
+/* The order of rows tied on the first ORDER BY key: by the later keys' distances (a NULL query: all equal). */
+int cmp_then(const ShiScanOpaque *so, const ShiHit *x, const ShiHit *y) {
+    for (int k = 0; k < so->nthen; k++) {
+        if (so->then_null[k]) continue;
+        int dx = simhash::hamming_distance(x->fp, so->then_q[k]), dy = simhash::hamming_distance(y->fp, so->then_q[k]);
+        if (dx != dy) return dx < dy ? -1 : 1;
+    }
+    return 0;
+}
+
+int cmp_hit_dist(const void *a, const void *b, void *arg) {
     const ShiHit *x = (const ShiHit *) a, *y = (const ShiHit *) b;
-    if (x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    const ShiScanOpaque *so = (const ShiScanOpaque *) arg;
+    /* a NULL first query gives every row the distance NULL: only the later keys order them */
+    if (!so->order_null && x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
+    if (int c = cmp_then(so, x, y)) return c;
     return ItemPointerCompare((ItemPointer) &x->tid, (ItemPointer) &y->tid);
+}
+
+/*
+ * Rows at one distance from the first ORDER BY query, all of them found,
+ * put in the order of the later keys.  The planner hands an index every
+ * ordering operator of ORDER BY fp <-> q1, fp <-> q2 and trusts the order
+ * of all of them (helper-90: the rows came back ordered by the first
+ * alone, so a LIMIT returned the wrong ones).
+ */
+void sort_ties(ShiScanOpaque *so, ShiHit *hits, int64 n) {
+    if (n <= 1) return;
+#if PG_VERSION_NUM >= 150000
+    qsort_interruptible(hits, n, sizeof(ShiHit), cmp_hit_dist, so);
+#else
+    qsort_arg(hits, n, sizeof(ShiHit), cmp_hit_dist, so);
+#endif
 }
 int cmp_u64(const void *a, const void *b) {
     uint64 x = *(const uint64 *) a, y = *(const uint64 *) b;
@@ -543,6 +579,11 @@ bool return_row(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid, bool
     if (scan->numberOfOrderBys > 0) {
         scan->xs_orderbyvals[0] = Int32GetDatum(dist);
         scan->xs_orderbynulls[0] = dist_null;
+        for (int k = 0; k < so->nthen; k++) {
+            bool null = fp_null || so->then_null[k];
+            scan->xs_orderbyvals[k + 1] = Int32GetDatum(null ? 0 : simhash::hamming_distance(fp, so->then_q[k]));
+            scan->xs_orderbynulls[k + 1] = null;
+        }
         scan->xs_recheckorderby = false;
     }
     if (scan->xs_want_itup) {
@@ -633,9 +674,9 @@ void start_scan(IndexScanDesc scan) {
         /* interruptible: a large radius over millions of rows sorts for a noticeable time */
         if (so->has_order && so->nhits > 1) {
 #if PG_VERSION_NUM >= 150000
-            qsort_interruptible(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, NULL);
+            qsort_interruptible(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, so);
 #else
-            qsort_arg(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, NULL);
+            qsort_arg(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, so);
 #endif
         }
     } else {
@@ -682,10 +723,12 @@ ShiHit *next_hit(IndexScanDesc scan, ShiScanOpaque *so) {
              * order), so "LIMIT 1" next to a fingerprint stored a million
              * times reads one page, not the whole run.
              */
-            int ready = so->knn_walking ? so->bound + 1 : so->bound;
+            int ready = so->knn_walking && so->nthen == 0 ? so->bound + 1 : so->bound;
             while (so->cur_d <= ready && so->cur_d <= so->limit_d) {
                 int d = so->cur_d;
                 if (so->bpos[d] < so->bn[d]) {
+                    /* with later ORDER BY keys the rows at d are all found (ready): order them first */
+                    if (so->bpos[d] == 0 && so->nthen > 0) sort_ties(so, so->bucket[d], so->bn[d]);
                     h = &so->bucket[d][so->bpos[d]++];
                     break;
                 }
@@ -805,6 +848,14 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
         ScanKey ob = &scan->orderByData[0];
         if (ob->sk_flags & SK_ISNULL) so->order_null = true;
         else so->order_q = DatumGetSimhash(ob->sk_argument);
+    }
+    so->nthen = Max(scan->numberOfOrderBys - 1, 0);
+    so->then_q = (uint64 *) MemoryContextAlloc(so->cxt, sizeof(uint64) * Max(1, so->nthen));
+    so->then_null = (bool *) MemoryContextAlloc(so->cxt, sizeof(bool) * Max(1, so->nthen));
+    for (int k = 0; k < so->nthen; k++) {
+        ScanKey ob = &scan->orderByData[k + 1];
+        so->then_null[k] = (ob->sk_flags & SK_ISNULL) != 0;
+        so->then_q[k] = so->then_null[k] ? 0 : DatumGetSimhash(ob->sk_argument);
     }
 }
 
