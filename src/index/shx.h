@@ -93,8 +93,9 @@
  * reads a second page.  At 10M rows a group is a sixth of a page; cut
  * anywhere, a fifth of KNN's probes read two pages (grown indexes, with
  * half-full split pages, a third).  A split that would cut among the
- * copies of the page's hi key cuts where they start instead, and the left
- * page ends cleanly at that key - 1 (shx_insert.cpp, split_point).  Build, split and VACUUM
+ * copies of the page's last key (usually its hi) cuts where they start
+ * instead, and the left page ends cleanly at that key - 1 (shx_insert.cpp,
+ * split_point).  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
  * per group, so an entry costs ~9 bytes.  A page whose groups would average
  * fewer than SHI_GROUPED_MIN_AVG entries (indexes under ~400k rows of

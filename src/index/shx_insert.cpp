@@ -122,8 +122,8 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
  * within a quarter of the page either way: a group (all keys of one 16-bit
  * block value, what a probe reads) split across two pages costs its probes
  * a second page, and at 10M rows a group is a sixth of a page.  A cut that
- * would fall among the copies of the page's last key, its hi, moves to
- * where they start, and the left page then ends below that key
+ * would fall among the copies of the page's last key (usually its hi)
+ * moves to where they start, and the left page then ends below that key
  * (split_leaf).  Such a page is the first of that key's run when the key is
  * stored very many times, and keys just below it share the page (near
  * copies of a popular text share its block value): cut among the copies,
