@@ -43,7 +43,7 @@ size_t keep_common(const IdfEntry* table, size_t count, uint64_t min_df, IdfEntr
 
 size_t idf_table_first_invalid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept {
     for (size_t i = 0; i < count; ++i) {
-        if (table[i].df < min_df || table[i].df > documents) return i;
+        if (!idf_df_in_range(table[i].df, documents, min_df)) return i;
         if (i > 0 && table[i - 1].hash >= table[i].hash) return i;
     }
     return count;

@@ -60,6 +60,11 @@ size_t merge_idf(const IdfEntry* a, size_t na, const IdfEntry* b, size_t nb, Idf
 // Returns the number kept.
 size_t keep_common(const IdfEntry* table, size_t count, uint64_t min_df, IdfEntry* out) noexcept;
 
+// Whether a stored df is possible: at least min_df, at most the documents counted.
+inline bool idf_df_in_range(uint64_t df, uint64_t documents, uint64_t min_df) noexcept {
+    return df >= min_df && df <= documents;
+}
+
 // The first entry whose hash is not above the one before it or whose df is
 // outside min_df .. documents; count when there is none.
 size_t idf_table_first_invalid(const IdfEntry* table, size_t count, uint64_t documents, uint64_t min_df) noexcept;

@@ -242,24 +242,21 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
     for (int step = 0; step < SHI_RUN_LOOK; step++) {
         CHECK_FOR_INTERRUPTS();
         /*
-         * The run ends the partition's chain (the largest key, all ones in
-         * every rotation): go on from its start, once, as at a page of
-         * another key.  Stopping here instead split the run's first page at
-         * the end of every pass, and the run grew while VACUUM emptied its
-         * pages (helper-91).
+         * The end of the partition's chain ends a run as a page of another
+         * key does: the run of the largest key (all ones, in every rotation)
+         * ends there, and stopping instead split the run's first page at the
+         * end of every pass while VACUUM emptied its pages (helper-91).
          */
-        if (blk == InvalidBlockNumber) {
-            if (wrapped) break;
-            wrapped = true;
-            blk = run_start;
-            continue;
+        Buffer buf = InvalidBuffer;
+        Page page = NULL;
+        if (blk != InvalidBlockNumber) {
+            buf = shi_read_page(index, blk);
+            LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
+            page = BufferGetPage(buf);
         }
-        Buffer buf = shi_read_page(index, blk);
-        LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-        Page page = BufferGetPage(buf);
-        if (!is_run_page(page, part, key)) {
+        if (page == NULL || !is_run_page(page, part, key)) {
             /* the run ends here (or the hint was stale): go on from its start, once */
-            UnlockReleaseBuffer(buf);
+            if (BufferIsValid(buf)) UnlockReleaseBuffer(buf);
             if (wrapped) {
                 *resume = 0;
                 return false;

@@ -68,7 +68,7 @@ const char* idf_value_problem(const SimhashIdfHeader* value) {
     const simhash::IdfEntry* entries = idf_entries(value);
     size_t bad = simhash::idf_table_first_invalid(entries, value->entries, value->documents, simhash::kIdfMinStoredDf);
     if (bad == value->entries) return NULL;
-    if (entries[bad].df < simhash::kIdfMinStoredDf || entries[bad].df > value->documents)
+    if (!simhash::idf_df_in_range(entries[bad].df, value->documents, simhash::kIdfMinStoredDf))
         return psprintf("Feature %zu has df %lld, outside %llu to the %lld documents.", bad + 1,
                         (long long) entries[bad].df, (unsigned long long) simhash::kIdfMinStoredDf,
                         (long long) value->documents);
