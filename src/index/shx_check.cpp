@@ -16,6 +16,13 @@
  * may legitimately differ by entries of rows whose inserting transaction
  * aborted or crashed between partitions; those rows are dead.)  Problems are reported as ERROR
  * (ERRCODE_INDEX_CORRUPTED).
+ *
+ * Reading the heap evaluates the index's expressions and predicate, which
+ * are the table owner's code: the check runs as the owner, in a
+ * security-restricted operation, with its own GUC nest level, as amcheck
+ * and every maintenance command do (CVE-2022-1552).  Run as the caller, a
+ * table owner's function in an expression index ran as the superuser who
+ * checked every index (helper-94).
  */
 #include "shx.h"
 
@@ -36,8 +43,11 @@ extern "C" {
 #include "catalog/pg_type.h"
 #include "funcapi.h"
 #include "miscadmin.h"
+#include "utils/acl.h"
 #include "utils/builtins.h"
+#include "utils/guc.h"
 #include "utils/lsyscache.h"
+#include "utils/rls.h"
 #include "utils/snapmgr.h"
 #include "utils/tuplestore.h"
 }
@@ -194,8 +204,14 @@ void sort_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
     for (int i = 0; i < n; i++) shi_pair_sort_put(s->sort, simhash::rotr64(items[i].key, s->rot), items[i].tid);
 }
 
-/* Every heap row is among partition p's entries; both streams sorted by (fingerprint, tid). */
-void check_heap_rows_in(const char *name, int p, ShiPairSort *heap_rows, ShiPairSort *entries) {
+/*
+ * Every heap row is among partition p's entries; both streams sorted by
+ * (fingerprint, tid).  A missing row's fingerprint is named only to a caller
+ * who may read the table (show_values), as BuildIndexValueDescription
+ * decides for a unique violation: the check can be granted to roles that
+ * may not.
+ */
+void check_heap_rows_in(const char *name, int p, ShiPairSort *heap_rows, ShiPairSort *entries, bool show_values) {
     uint64 ek = 0, et = 0, hk, ht;
     bool have = shi_pair_sort_next(entries, &ek, &et);
     uint64 n = 0;
@@ -204,6 +220,9 @@ void check_heap_rows_in(const char *name, int p, ShiPairSort *heap_rows, ShiPair
         if (!have || ek != hk || et != ht) {
             ItemPointerData tid;
             shi_unpack_tid(ht, &tid);
+            if (!show_values)
+                CORRUPT("index \"%s\" partition %d lacks heap tuple (%u,%u)", name, p, ItemPointerGetBlockNumber(&tid),
+                        ItemPointerGetOffsetNumber(&tid));
             CORRUPT("index \"%s\" partition %d lacks heap tuple (%u,%u) with fingerprint %016llx", name, p,
                     ItemPointerGetBlockNumber(&tid), ItemPointerGetOffsetNumber(&tid), (unsigned long long) hk);
         }
@@ -287,6 +306,12 @@ void reject_invalid_index(Relation index, const char *verb) {
                                 "CONCURRENTLY leaves such an index behind.")));
 }
 
+/* May role read the table's rows whole?  BuildIndexValueDescription's test, for the table as a whole. */
+bool may_see_rows(Relation heap, Oid role) {
+    return check_enable_rls(RelationGetRelid(heap), role, true) != RLS_ENABLED &&
+           pg_class_aclcheck(RelationGetRelid(heap), role, ACL_SELECT) == ACLCHECK_OK;
+}
+
 }  // namespace
 
 Datum simhash_index_check(PG_FUNCTION_ARGS) {
@@ -307,6 +332,13 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
                                 "is 'paused', check, then SELECT pg_wal_replay_resume();")));
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
     Relation index = open_simhash_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
+    Oid caller;
+    int caller_sec_context;
+    GetUserIdAndSecContext(&caller, &caller_sec_context);
+    bool show_values = may_see_rows(heap, caller);
+    /* the owner's code in the index's expressions runs as the owner (header comment) */
+    SetUserIdAndSecContext(heap->rd_rel->relowner, caller_sec_context | SECURITY_RESTRICTED_OPERATION);
+    int guc_level = NewGUCNestLevel();
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
     reject_invalid_index(index, "check");
     const char *name = RelationGetRelationName(index);
@@ -388,11 +420,14 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
         if (heapallindexed) {
             shi_pair_sort_perform(&entries);
             if (p > 0) shi_pair_sort_rescan(&heap_rows);
-            check_heap_rows_in(name, p, &heap_rows, &entries);
+            check_heap_rows_in(name, p, &heap_rows, &entries, show_values);
             shi_pair_sort_end(&entries);
         }
     }
     if (heapallindexed) shi_pair_sort_end(&heap_rows);
+    /* an ERROR restores both with the (sub)transaction's abort */
+    AtEOXact_GUC(false, guc_level);
+    SetUserIdAndSecContext(caller, caller_sec_context);
     index_close(index, mode);
     table_close(heap, mode);
     PG_RETURN_VOID();
