@@ -924,6 +924,16 @@ SELECT count(*) AS copies FROM below WHERE fp = 'abcd000000001000';
 SELECT count(*) AS near FROM below WHERE fp % 'abcd000000000800';
 RESET enable_seqscan;
 SELECT count(*) FILTER (WHERE fp = 'abcd000000001000') AS copies_seq, count(*) FILTER (WHERE fp % 'abcd000000000800') AS near_seq FROM below;
+-- Such a split leaves the directory slot naming the page that ends below
+-- the popular key, and every insert of the key read that page and stepped
+-- right in each partition (28 buffers an insert here, helper-92).  A walk
+-- that crosses the clean end leaves a start there for the session's next
+-- walks (shi_hint_leaving), so a session's later inserts of the key read 16.
+\c
+\i :statement_buffers
+SELECT pg_temp.statement_buffers($$INSERT INTO below (fp, hot) VALUES ('abcd000000001000', true)$$) > 0 AS first_insert,
+       pg_temp.statement_buffers($$INSERT INTO below (fp, hot) VALUES ('abcd000000001000', true)$$) <= 20 AS next_insert_reads_few_pages;
+SELECT simhash_index_check('below_fp', true);
 DROP TABLE below;
 -- The largest fingerprint, all ones (every partition's rotation of it too),
 -- stored many times under churn: its run ends each partition's chain, and

@@ -521,6 +521,8 @@ BlockNumber shi_hint_lookup(Relation index, int part, uint64 key);
 void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
 /* a walk toward key has moved steps pages right and reached leaf blk: maybe a start for later walks */
 void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps);
+/* a walk toward key leaves leaf op for next (its right sibling, or past a skip) */
+void shi_hint_leaving(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber next);
 /* ReadBuffer, through the buffer that held the page before when it still does (shx_buffer_guess.cpp) */
 Buffer shi_read_page(Relation index, BlockNumber blk);
 void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint64 key);

@@ -10,6 +10,8 @@
  * proportion to the rows already there.  An insert that walks far records
  * every few pages it passes as (lo, block); a later walk for a key starts at
  * the recorded page with the largest lo below the key, in the same slot.
+ * A walk that leaves a page ending cleanly inside the slot records the page
+ * after it (shi_hint_leaving).
  *
  * A hint is only a starting point, and it never goes wrong: a page's lo and
  * partition never change and pages are never freed (shx.h), so a leaf whose
@@ -107,4 +109,17 @@ void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *
     if (steps > 0 && steps % SHI_HINT_EVERY == 0 && op->hi < key && op->lo < op->hi &&
         (op->lo >> (64 - SHI_DIR_BITS)) == (key >> (64 - SHI_DIR_BITS)))
         shi_hint_add(index, part, op->lo, blk);
+}
+
+/*
+ * A walk toward key leaving page op for next: when op ends cleanly inside
+ * key's slot, next is where every walk for a key of the slot above op's hi
+ * may start.  Only a split among a key's copies (split_point) ends a page
+ * cleanly inside a slot, below the key's first copy, and the directory slot
+ * still names the page that ends there, so every insert and lookup of that
+ * key, a popular one, read a page too many (helper-92).
+ */
+void shi_hint_leaving(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber next) {
+    if ((op->flags & SHI_HI_CLEAN) && op->hi < key && slot_start(op->hi) == slot_start(key))
+        shi_hint_add(index, part, op->hi, next);
 }

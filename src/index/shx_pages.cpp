@@ -273,6 +273,7 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         from = blk;
         from_hi = op->hi;
         blk = shi_next_leaf_past(op, blk);
+        shi_hint_leaving(index, part, key, op, blk);
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         ReleaseBuffer(buf);
         /*

@@ -318,6 +318,7 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
             if (phi < a && right != InvalidBlockNumber) {
                 w->steps++;
                 w->blk = shi_next_leaf_past(op, w->blk);
+                shi_hint_leaving(index, w->part, a, op, w->blk);
                 UnlockReleaseBuffer(buf);
                 CHECK_FOR_INTERRUPTS();
                 continue;
