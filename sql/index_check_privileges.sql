@@ -50,6 +50,18 @@ RESET ROLE;
 SELECT DISTINCT who FROM ran_as;
 -- the caller is itself again afterwards (after an error too: below)
 SELECT current_user = session_user AS caller_restored;
+-- A scan with no search condition reads the heap for the rows whose
+-- fingerprint is NULL, evaluating the expression: a superuser's count(*)
+-- ran the owner's function as the superuser.
+TRUNCATE ran_as;
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF) SELECT count(*) FROM owned;
+SELECT count(*) FROM owned;
+RESET enable_seqscan;
+SELECT who, superuser_tried, count(*) > 0 AS ran FROM ran_as GROUP BY 1, 2;
+SELECT rolsuper FROM pg_roles WHERE rolname = 'regress_simhash_owner';
+SHOW simhash.threshold;
+SELECT current_user = session_user AS caller_restored;
 
 -- A row missing from the index (indisready off while it was inserted
 -- stands in for the damage): its fingerprint is named to the superuser,

@@ -523,6 +523,14 @@ void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
 void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps);
 /* a walk toward key leaves leaf op for next (its right sibling, or past a skip) */
 void shi_hint_leaving(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber next);
+/* the heap read as its owner, for the index's expressions (shx_owner.cpp) */
+typedef struct ShiCaller {
+    Oid user;
+    int sec_context;
+    int guc_level;
+} ShiCaller;
+void shi_become_table_owner(Relation heap, ShiCaller *caller);
+void shi_restore_caller(const ShiCaller *caller);
 /* ReadBuffer, through the buffer that held the page before when it still does (shx_buffer_guess.cpp) */
 Buffer shi_read_page(Relation index, BlockNumber blk);
 void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint64 key);

@@ -17,12 +17,8 @@
  * aborted or crashed between partitions; those rows are dead.)  Problems are reported as ERROR
  * (ERRCODE_INDEX_CORRUPTED).
  *
- * Reading the heap evaluates the index's expressions and predicate, which
- * are the table owner's code: the check runs as the owner, in a
- * security-restricted operation, with its own GUC nest level, as amcheck
- * and every maintenance command do (CVE-2022-1552).  Run as the caller, a
- * table owner's function in an expression index ran as the superuser who
- * checked every index (helper-94).
+ * Reading the heap evaluates the index's expressions and predicate, the
+ * table owner's code: the check runs as the owner (shx_owner.cpp).
  */
 #include "shx.h"
 
@@ -45,7 +41,6 @@ extern "C" {
 #include "miscadmin.h"
 #include "utils/acl.h"
 #include "utils/builtins.h"
-#include "utils/guc.h"
 #include "utils/lsyscache.h"
 #include "utils/rls.h"
 #include "utils/snapmgr.h"
@@ -332,13 +327,9 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
                                 "is 'paused', check, then SELECT pg_wal_replay_resume();")));
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
     Relation index = open_simhash_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
-    Oid caller;
-    int caller_sec_context;
-    GetUserIdAndSecContext(&caller, &caller_sec_context);
-    bool show_values = may_see_rows(heap, caller);
-    /* the owner's code in the index's expressions runs as the owner (header comment) */
-    SetUserIdAndSecContext(heap->rd_rel->relowner, caller_sec_context | SECURITY_RESTRICTED_OPERATION);
-    int guc_level = NewGUCNestLevel();
+    bool show_values = may_see_rows(heap, GetUserId());
+    ShiCaller caller;
+    shi_become_table_owner(heap, &caller);
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
     reject_invalid_index(index, "check");
     const char *name = RelationGetRelationName(index);
@@ -425,9 +416,7 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
         }
     }
     if (heapallindexed) shi_pair_sort_end(&heap_rows);
-    /* an ERROR restores both with the (sub)transaction's abort */
-    AtEOXact_GUC(false, guc_level);
-    SetUserIdAndSecContext(caller, caller_sec_context);
+    shi_restore_caller(&caller);
     index_close(index, mode);
     table_close(heap, mode);
     PG_RETURN_VOID();

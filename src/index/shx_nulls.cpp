@@ -67,8 +67,12 @@ int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerDa
     IndexInfo *info = BuildIndexInfo(index);
     info->ii_Concurrent = true; /* an MVCC read of the heap, not a build's SnapshotAny pass */
     NullRows rows = {NULL, 0, 0, cxt};
+    /* the index's expressions are the owner's code, which a caller's SELECT count(*) must not run (shx_owner.cpp) */
+    ShiCaller caller;
+    shi_become_table_owner(heap, &caller);
     TableScanDesc heap_scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, true);
     table_index_build_scan(heap, index, info, true, false, collect_null_row, &rows, heap_scan);
+    shi_restore_caller(&caller);
     MemoryContextSwitchTo(old_cxt);
     MemoryContextDelete(read_cxt);
 
