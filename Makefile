@@ -13,7 +13,7 @@ OBJS        = $(CORE_SRCS:.cpp=.o) $(GLUE_SRCS:.cpp=.o)
 REGRESS     := $(sort $(basename $(notdir $(filter-out $(DATA),$(wildcard sql/*.sql)))))
 REGRESS_OPTS = --encoding=UTF8 --no-locale
 ISOLATION      := $(sort $(basename $(notdir $(wildcard test/isolation/specs/*.spec))))
-ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/isolation/output
+ISOLATION_OPTS = --inputdir=test/isolation --outputdir=test/isolation/output --no-locale
 TAP_TESTS   := $(if $(wildcard test/t/*.pl),1,)
 PROVE_TESTS := $(wildcard test/t/*.pl)
 
@@ -31,8 +31,15 @@ PG_CONFIG ?= pg_config
 # flags; our C++17 sources cannot be inlined by JIT that way.
 override with_llvm = no
 override autodepend = yes
-PGXS := $(shell $(PG_CONFIG) --pgxs)
+# demo and test install PostgreSQL's packages themselves (scripts/install-deps.sh):
+# they must start on a machine without pg_config, and say nothing of it.
+PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
+ifneq ($(PGXS),)
 include $(PGXS)
+else ifeq ($(filter-out demo test,$(or $(MAKECMDGOALS),all)),)
+else
+$(error $(PG_CONFIG) not found: install postgresql-server-dev-15 (bash scripts/install-deps.sh does), or set PG_CONFIG)
+endif
 
 .PHONY: demo test unit
 demo:

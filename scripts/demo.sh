@@ -1,30 +1,30 @@
 #!/usr/bin/env bash
-# `make demo`: installs what is missing, builds and installs the extension,
-# starts a scratch cluster in .scratch/demo, fingerprints the license and
-# copyright texts every Debian system ships (through the trigger), and prints
-# the near-duplicate groups it finds with their distances.
-#   KEEP=1 make demo   leaves the cluster running and prints how to connect.
+# The main job (`bash scripts/demo.sh`, or `make demo`): installs what is
+# missing, builds and installs the extension, starts a scratch cluster,
+# fingerprints the license and copyright texts every Debian system ships
+# (through the trigger), and prints the near-duplicate groups it finds with
+# their distances.
+#   KEEP=1 bash scripts/demo.sh   leaves the cluster running and prints how to connect.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
-source scripts/pg-env.sh
+source scripts/scratch-cluster.sh
 
+# make itself may be missing: a fresh Debian 12 has no make (helper-93)
 bash scripts/install-deps.sh
-make -s -j2 && make -s install >/dev/null
+make -s -j2
+make -s install >/dev/null || fail_install
 
-DIR="$ROOT/.scratch/demo"
-PORT=$(free_port 5488)
-if [ -f "$DIR/data/postmaster.pid" ]; then as_cluster_owner pg_ctl -D "$DIR/data" -m fast stop >/dev/null 2>&1 || true; fi
-rm -rf "$DIR"
-owned_dir "$ROOT/.scratch"
-owned_dir "$DIR"
-as_cluster_owner initdb -D "$DIR/data" --encoding=UTF8 --no-locale -U postgres >/dev/null 2>&1
-as_cluster_owner pg_ctl -D "$DIR/data" -l "$DIR/server.log" -w \
-    -o "-p $PORT -k $DIR -c listen_addresses=''" start >/dev/null
+# The cluster lives in /tmp, one per checkout (scratch-cluster.sh): the
+# cluster owner cannot reach a checkout under /root or another home of mode
+# 0700, where initdb failed (helper-93).
+start_scratch_cluster "$ROOT/demo" 5488
+DIR=$SCRATCH_DIR
+PORT=$SCRATCH_PORT
 stop_cluster() {
     if [ "${KEEP:-0}" = 1 ]; then
         echo
-        echo "The cluster is still running: psql -h $DIR -p $PORT -U postgres"
+        echo "The cluster is still running: psql -h $DIR -p $PORT -U postgres (as root: runuser -u postgres -- psql ...)"
         echo "Stop it with: runuser -u postgres -- $PG_BINDIR/pg_ctl -D $DIR/data stop"
     else
         as_cluster_owner pg_ctl -D "$DIR/data" -m fast stop >/dev/null
@@ -82,22 +82,28 @@ SELECT count(*) AS documents, count(fp) AS fingerprinted,
 
 \echo
 \echo '== Near-duplicate groups (Hamming distance <= simhash.threshold = 3)'
--- Pairs within the threshold, then groups: each document joins the group of
--- its smallest near-duplicate id (single-link, one hop).
+-- Pairs of different texts within the threshold, then groups: the documents
+-- linked by chains of such pairs (single link), each group named by its
+-- smallest id.  A chain a ~ b ~ c puts all three in one group even when a
+-- and c are farther apart; a group took only one hop before, which split
+-- such a chain and showed a group without its first member (helper-93).
 CREATE TEMP TABLE pairs AS
 SELECT a.id AS a, b.id AS b, a.fp <-> b.fp AS distance
   FROM docs a JOIN docs b ON a.fp % b.fp AND a.id < b.id AND a.body IS DISTINCT FROM b.body;
 CREATE TEMP TABLE groups AS
-SELECT d.id, least(d.id, (SELECT min(a) FROM pairs WHERE b = d.id)) AS grp
-  FROM docs d WHERE d.id IN (SELECT a FROM pairs UNION SELECT b FROM pairs);
+WITH RECURSIVE links(x, y) AS (SELECT a, b FROM pairs UNION ALL SELECT b, a FROM pairs),
+     reach(id, grp) AS (SELECT x, x FROM links
+                        UNION
+                        SELECT l.y, r.grp FROM reach r JOIN links l ON l.x = r.id)
+SELECT id, min(grp) AS grp FROM reach GROUP BY id;
 SELECT count(DISTINCT grp) AS groups, count(*) AS documents_in_groups,
        (SELECT count(*) FROM pairs) AS near_duplicate_pairs,
-       (SELECT count(*) FROM docs a JOIN docs b ON a.id < b.id AND a.body = b.body) AS exact_copies_set_aside
+       (SELECT count(*) - count(DISTINCT body) FROM docs) AS exact_repeats_left_out
   FROM groups;
-SELECT g.grp AS "group", count(*) AS members, coalesce(max(p.distance), 0) AS "max distance to first",
+\echo 'A group is the documents linked by chains of such pairs, so a member can lie farther from the first.'
+SELECT g.grp AS "group", count(*) AS members, max(d.fp <-> f.fp) AS "max distance to first",
        left(string_agg(d.source, ', ' ORDER BY d.source), 110) AS "members"
-  FROM groups g JOIN docs d ON d.id = g.id
-  LEFT JOIN pairs p ON p.b = g.id AND p.a = g.grp
+  FROM groups g JOIN docs d ON d.id = g.id JOIN docs f ON f.id = g.grp
  GROUP BY g.grp ORDER BY count(*) DESC, g.grp LIMIT 15;
 
 \echo

@@ -1,5 +1,11 @@
 # Sourced by the scripts: where PostgreSQL 15 lives, and how to run a command
 # as the user that owns scratch clusters (initdb refuses root).
+
+# One locale every Debian 12 has: initdb (the TAP and isolation suites' too)
+# fails on a LANG the machine has not generated, which ssh passes on from
+# the client's machine (helper-93).
+export LC_ALL=C.UTF-8
+unset LANGUAGE
 PG_BINDIR="$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)"
 export PATH="$PG_BINDIR:$PATH"
 
@@ -27,4 +33,10 @@ free_port() {
         fi
     done
     echo "$1"
+}
+
+# make install writes under /usr/lib/postgresql: say so when it cannot.
+fail_install() {
+    echo "make install failed: installing the extension needs root (sudo), or write access to $(pg_config --pkglibdir 2>/dev/null || echo the PostgreSQL directories)" >&2
+    exit 1
 }

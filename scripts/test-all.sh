@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `make test`: installs what is missing, builds with warnings as errors,
+# Every test suite (`bash scripts/test-all.sh`, or `make test`; .ci/run runs
+# it): installs what is missing (make too), builds with warnings as errors,
 # installs, and runs every test suite:
 #   core unit tests (plain, then under ASan + UBSan), pg_regress, isolation,
 #   TAP (crash recovery, standby replay) and the randomized differential test
@@ -10,7 +11,10 @@ cd "$(dirname "$0")/.."
 ROOT="$PWD"
 source scripts/pg-env.sh
 
-bash scripts/install-deps.sh || exit 1
+if ! bash scripts/install-deps.sh; then
+    echo "tests: 0 passed, 1 failed (what the tests need could not be installed)"
+    exit 1
+fi
 
 step() { printf '\n==== %s\n' "$*"; }
 passed=0
@@ -24,8 +28,12 @@ record() {  # record SUITE PASSED FAILED
 
 step "build (warnings are errors) and install"
 make -s clean >/dev/null
-if ! make -s SIMHASH_WERROR=1 -j2 || ! make -s install >/dev/null; then
+if ! make -s SIMHASH_WERROR=1 -j2; then
     echo "tests: 0 passed, 1 failed (the build failed)"
+    exit 1
+fi
+if ! make -s install >/dev/null; then
+    echo "tests: 0 passed, 1 failed (make install failed: it needs root, or write access to $(pg_config --pkglibdir))"
     exit 1
 fi
 
@@ -104,7 +112,8 @@ if [ -x test/differential/run.sh ]; then
     fi
 fi
 rm -f "$log"
-rm -rf "$WORK"
+# the suites' logs stay when one failed (the output above names files in it)
+if [ "$failed" -eq 0 ]; then rm -rf "$WORK"; else echo "logs of this run: $WORK"; fi
 
 step "summary"
 if [ "$failed" -ne 0 ]; then echo "failing suites: ${failed_suites[*]}"; fi
