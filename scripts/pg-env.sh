@@ -10,10 +10,22 @@ PG_BINDIR="$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)"
 export PATH="$PG_BINDIR:$PATH"
 
 as_cluster_owner() {
-    if [ "$(id -u)" -eq 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        "$@"
+        return
+    fi
+    # From a directory the cluster owner cannot enter (a checkout under
+    # /root), its programs complain that they cannot change to it: start
+    # them in / (a relative path could not serve them there anyway).
+    if [ "${OWNER_CWD_CHECKED:-}" != "$PWD" ]; then
+        OWNER_CWD_CHECKED=$PWD
+        OWNER_CWD_OK=1
+        runuser -u postgres -- test -x "$PWD" 2>/dev/null || OWNER_CWD_OK=0
+    fi
+    if [ "$OWNER_CWD_OK" = 1 ]; then
         runuser -u postgres -- env PATH="$PATH" "$@"
     else
-        "$@"
+        (cd / && runuser -u postgres -- env PATH="$PATH" "$@")
     fi
 }
 
