@@ -120,12 +120,14 @@ public:
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() const noexcept;
     // True when the weights' absolute values add up past DBL_MAX: their sum,
-    // compensated, rounds to infinity.  No running sum can overflow before
-    // that total does (each is at most the total, in any order), and a
-    // compensated sum of non-negative terms rounds about once, so the answer
-    // does not depend on the order of the weights; a plain sum did at the
-    // boundary, where a small weight added after DBL_MAX rounds away and
-    // two added first do not.
+    // compensated, rounds to infinity.  The compensation keeps the order of
+    // the weights from mattering (a plain sum kept DBL_MAX + 6e291 + 6e291
+    // at DBL_MAX in that order and not in the other), except within a few
+    // units in the last place of DBL_MAX (2^971 each): a running sum that
+    // rounded up can reach infinity before a later weight is added that the
+    // compensation would have brought it back under (helper-96: 2^1023,
+    // then 2^970 + 2^918, then 2^1023 - 2^971 - 2^970 overflows; backwards
+    // it does not).
     bool overflowed() const noexcept;
 
 private:
