@@ -28,6 +28,7 @@ stop_cluster() {
         echo "Stop it with: runuser -u postgres -- $PG_BINDIR/pg_ctl -D $DIR/data stop"
     else
         as_cluster_owner pg_ctl -D "$DIR/data" -m fast stop >/dev/null
+        rm -rf "$DIR"
     fi
 }
 trap stop_cluster EXIT

@@ -39,6 +39,9 @@ start_scratch_cluster() {
     fi
 }
 
+# Stops the server and removes its directory in /tmp.
 stop_scratch_cluster() {
-    [ -n "${SCRATCH_DIR:-}" ] && as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m fast stop >/dev/null 2>&1 || true
+    [ -n "${SCRATCH_DIR:-}" ] || return 0
+    as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m fast stop >/dev/null 2>&1 || true
+    rm -rf "$SCRATCH_DIR"
 }

@@ -23,7 +23,7 @@ N=${1:-10000000}
 SCRATCH_SETTINGS="-c shared_buffers=2GB -c maintenance_work_mem=1GB -c max_parallel_maintenance_workers=0 \
 -c max_wal_size=4GB -c autovacuum=off -c jit=off"
 start_scratch_cluster "$PWD/.scratch/density"
-trap 'stop_scratch_cluster; rm -rf "$SCRATCH_DIR"' EXIT
+trap stop_scratch_cluster EXIT
 psql_q() { "${PSQL[@]}" -At "$@"; }
 
 psql_q <<SQL
