@@ -25,8 +25,10 @@ PORT=$SCRATCH_PORT
 stop_cluster() {
     if [ "${KEEP:-0}" = 1 ]; then
         echo
-        echo "The cluster is still running: psql -h $DIR -p $PORT -U postgres (as root: runuser -u postgres -- psql ...)"
-        echo "Stop it with: runuser -u postgres -- $PG_BINDIR/pg_ctl -D $DIR/data stop"
+        echo "The cluster is still running: psql -h $DIR -p $PORT -U postgres"
+        echo "  (as root: cd / && runuser -u postgres -- psql -h $DIR -p $PORT -U postgres)"
+        echo "Stop it with: cd / && runuser -u postgres -- $PG_BINDIR/pg_ctl -D $DIR/data stop"
+        echo "  (or run the demo again, which stops it first)"
     else
         stop_scratch_cluster
     fi

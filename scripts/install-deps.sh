@@ -21,7 +21,7 @@ done
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if [ "$(id -u)" -ne 0 ]; then
-    echo "install-deps: missing packages: ${missing[*]}; run this script as root (or apt-get install them)" >&2
+    echo "install-deps: missing packages: ${missing[*]}; run as root to have them installed (or apt-get install them)" >&2
     exit 1
 fi
 echo "install-deps: installing ${missing[*]}"

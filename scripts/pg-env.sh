@@ -3,9 +3,10 @@
 
 # One locale every Debian 12 has: initdb (the TAP and isolation suites' too)
 # fails on a LANG the machine has not generated, which ssh passes on from
-# the client's machine (helper-93).
-export LC_ALL=C.UTF-8
-unset LANGUAGE
+# the client's machine (helper-93).  LANG too, and no category of its own:
+# PostgreSQL's TAP framework drops LC_ALL, and LANG then decided (helper-97).
+export LC_ALL=C.UTF-8 LANG=C.UTF-8
+unset LANGUAGE LC_CTYPE LC_COLLATE LC_MESSAGES LC_MONETARY LC_NUMERIC LC_TIME
 PG_BINDIR="$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)"
 export PATH="$PG_BINDIR:$PATH"
 

@@ -97,7 +97,11 @@ if ls test/t/*.pl >/dev/null 2>&1; then
     ok=$(grep -cE '^ok ' "$log")
     bad=$(grep -cE '^not ok ' "$log")
     if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; tail -80 "$log"; fi
-    if [ "$bad" -ne 0 ]; then find "$WORK/tmp_check" -name '*.log' -newer "$log" 2>/dev/null | head -5 | xargs -r tail -n 40; fi
+    # the tests' own logs are regress_log_NNN, the servers' NNN_node.log
+    if [ "$bad" -ne 0 ]; then
+        find "$WORK/tmp_check" \( -name '*.log' -o -name 'regress_log_*' \) -newer "$log" 2>/dev/null | head -8 |
+            xargs -r tail -n 40
+    fi
     record TAP "$ok" "$bad"
 fi
 
