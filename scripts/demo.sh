@@ -40,8 +40,7 @@ trap stop_cluster EXIT
 FILES="$DIR/files.txt"
 ls -1 /usr/share/common-licenses/* /usr/share/doc/*/copyright 2>/dev/null | while read -r f; do
     [ -f "$f" ] && [ -r "$f" ] && echo "$f"
-done > "$FILES"
-chmod a+r "$FILES"
+done | write_scratch_file "$FILES"
 
 psql_demo() { as_cluster_owner psql -h "$DIR" -p "$PORT" -U postgres -X -q -v ON_ERROR_STOP=1 "$@"; }
 psql_demo -v files="$FILES" <<'SQL'

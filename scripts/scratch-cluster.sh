@@ -13,10 +13,16 @@
 source "$(dirname "${BASH_SOURCE[0]}")/pg-env.sh"
 
 # Stops the cluster of directory $1 and removes the directory, if $1 is one
-# that start_scratch_cluster made.
+# that start_scratch_cluster made: its name's shape, and a directory of the
+# cluster owner's of mode 0700, which no other user can make.  A record that
+# outlived its directory (a reboot empties /tmp) named a path another user
+# could create, with a pid file for root's pg_ctl to signal (helper-99).
 remove_scratch_dir() {
-    case "$1" in /tmp/simhash-scratch.??????) ;; *) return 0 ;; esac
+    [[ $1 =~ ^/tmp/simhash-scratch\.[A-Za-z0-9]{6}$ ]] || return 0
     [ -d "$1" ] && [ ! -L "$1" ] || return 0
+    local owner
+    if [ "$(id -u)" -eq 0 ]; then owner=postgres; else owner=$(id -un); fi
+    [ "$(stat -c %U:%a "$1")" = "$owner:700" ] || return 0
     if [ -f "$1/data/postmaster.pid" ]; then
         as_cluster_owner pg_ctl -D "$1/data" -m immediate stop >/dev/null 2>&1 || true
     fi
@@ -27,16 +33,21 @@ start_scratch_cluster() {
     SCRATCH_RECORD=$1
     mkdir -p "$(dirname "$SCRATCH_RECORD")"
     if [ -f "$SCRATCH_RECORD" ]; then remove_scratch_dir "$(cat "$SCRATCH_RECORD")"; fi
-    SCRATCH_DIR=$(mktemp -d /tmp/simhash-scratch.XXXXXX)
+    SCRATCH_DIR=$(mktemp -d /tmp/simhash-scratch.XXXXXX) || return 1
     echo "$SCRATCH_DIR" > "$SCRATCH_RECORD"
     SCRATCH_PORT=$(free_port "${2:-5490}")
     owned_dir "$SCRATCH_DIR"
-    if ! as_cluster_owner initdb -D "$SCRATCH_DIR/data" --encoding=UTF8 --no-locale -U postgres \
-        >"$SCRATCH_DIR/initdb.log" 2>&1; then
-        cat "$SCRATCH_DIR/initdb.log" >&2
+    # initdb's output goes to a file of the caller's, not into the cluster
+    # owner's directory, where root's redirect would follow a symlink
+    local initdb_log
+    initdb_log=$(mktemp) || return 1
+    if ! as_cluster_owner initdb -D "$SCRATCH_DIR/data" --encoding=UTF8 --no-locale -U postgres >"$initdb_log" 2>&1; then
+        cat "$initdb_log" >&2
+        rm -f "$initdb_log"
         echo "initdb failed (its output is above)" >&2
         return 1
     fi
+    rm -f "$initdb_log"
     if ! as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -l "$SCRATCH_DIR/server.log" -w \
         -o "-p $SCRATCH_PORT -k '$SCRATCH_DIR' -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null; then
         tail -20 "$SCRATCH_DIR/server.log" >&2
@@ -52,9 +63,20 @@ start_scratch_cluster() {
     fi
 }
 
+# A server that does not stop fast is stopped at once; one that stops
+# neither way keeps its directory and record for the next run.
 stop_scratch_cluster() {
     [ -n "${SCRATCH_DIR:-}" ] || return 0
-    as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m fast stop >/dev/null 2>&1 || true
+    as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m fast stop >/dev/null 2>&1 ||
+        as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -m immediate stop >/dev/null 2>&1 ||
+        ! as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" status >/dev/null 2>&1 || return 0
     rm -rf "$SCRATCH_DIR"
     rm -f "$SCRATCH_RECORD"
+}
+
+# Writes standard input to file $1 in the cluster's directory as the cluster
+# owner, readable by all: root writing there would follow a symlink the
+# owner planted (helper-99).
+write_scratch_file() {
+    as_cluster_owner sh -c 'umask 022; cat > "$1"' sh "$1"
 }

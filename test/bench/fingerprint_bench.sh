@@ -18,8 +18,7 @@ SCRATCH_SETTINGS="-c shared_buffers=1GB -c max_parallel_workers_per_gather=0 -c 
 start_scratch_cluster "$ROOT/.scratch/bench"
 trap stop_scratch_cluster EXIT
 
-perl test/bench/corpus.pl > "$SCRATCH_DIR/corpus.tsv"
-chmod a+r "$SCRATCH_DIR/corpus.tsv"
+perl test/bench/corpus.pl | write_scratch_file "$SCRATCH_DIR/corpus.tsv"
 "${PSQL[@]}" -v corpus="$SCRATCH_DIR/corpus.tsv" <<'SQL'
 CREATE EXTENSION simhash;
 CREATE TABLE corpus (language text, kind text, source text, body text);

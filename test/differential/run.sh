@@ -23,7 +23,7 @@ BLOCKS=${DIFF_BLOCKS:-"1 3 4 5 8 16"}
 LARGE_ROWS=${DIFF_LARGE_ROWS:-60000}
 LARGE_BLOCKS=${DIFF_LARGE_BLOCKS:-"2 4 16"}
 
-TMP=$(mktemp -d /tmp/simhash-diff.XXXXXX)
+TMP=$(mktemp -d /tmp/simhash-diff.XXXXXX) || exit 1
 owned_dir "$TMP"
 cleanup() { as_cluster_owner pg_ctl -D "$TMP/data" -m immediate stop >/dev/null 2>&1; rm -rf "$TMP"; }
 trap cleanup EXIT

@@ -15,12 +15,12 @@ SCRATCH_SETTINGS="-c shared_buffers=512MB -c work_mem=256MB"
 start_scratch_cluster "$ROOT/.scratch/eval"
 trap stop_scratch_cluster EXIT
 "${PSQL[@]}" -c 'CREATE EXTENSION simhash'
-perl test/bench/corpus.pl > "$SCRATCH_DIR/corpus.tsv"
+perl test/bench/corpus.pl | write_scratch_file "$SCRATCH_DIR/corpus.tsv"
 
 # The classic baseline segments Chinese with jieba from Debian's python3-jieba.
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 version=$(sed -n 's/^constexpr int kAlgorithmVersion = \([0-9]*\);.*/\1/p' src/core/fingerprint.hpp)
-/usr/bin/python3 test/eval/evaluate.py "$SCRATCH_DIR/corpus.tsv" "${PSQL_COMMAND[@]}" | tee "$SCRATCH_DIR/tables.md"
+/usr/bin/python3 test/eval/evaluate.py "$SCRATCH_DIR/corpus.tsv" "${PSQL_COMMAND[@]}" | as_cluster_owner tee "$SCRATCH_DIR/tables.md"
 # The sections after the marker line come from other scripts (zh_weighting.py,
 # heldout_prose.sh, subset runs): kept as they are.
 kept=$(sed -n '/^<!-- Everything below was measured by other scripts/,$p' test/eval/RESULTS.md 2>/dev/null || true)
