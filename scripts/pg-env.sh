@@ -48,8 +48,11 @@ free_port() {
     echo "$1"
 }
 
-# make install writes under /usr/lib/postgresql: say so when it cannot.
+# make install writes under /usr/lib/postgresql: what a failed one needs.
+install_needs() {
+    echo "it needs root (sudo), or write access to $(pg_config --pkglibdir 2>/dev/null || echo the PostgreSQL directories)"
+}
 fail_install() {
-    echo "make install failed: installing the extension needs root (sudo), or write access to $(pg_config --pkglibdir 2>/dev/null || echo the PostgreSQL directories)" >&2
+    echo "make install failed: $(install_needs)" >&2
     exit 1
 }

@@ -33,7 +33,7 @@ if ! make -s SIMHASH_WERROR=1 -j2; then
     exit 1
 fi
 if ! make -s install >/dev/null; then
-    echo "tests: 0 passed, 1 failed (make install failed: it needs root, or write access to $(pg_config --pkglibdir))"
+    echo "tests: 0 passed, 1 failed (make install failed: $(install_needs))"
     exit 1
 fi
 
