@@ -9,6 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 source scripts/scratch-cluster.sh
+lock_checkout "$ROOT/.scratch"
 
 # make itself may be missing: a fresh Debian 12 has no make (helper-93)
 bash scripts/install-deps.sh

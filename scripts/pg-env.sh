@@ -56,3 +56,18 @@ fail_install() {
     echo "make install failed: $(install_needs)" >&2
     exit 1
 }
+
+# One run at a time in a checkout: demo.sh and test-all.sh build and install
+# from it, and the scratch scripts stop the cluster their record names, which
+# a second run of the same script would take from the first one.  A second
+# run waits.  The lock is held by an open descriptor until the script exits;
+# a server the run leaves behind must not inherit it (see
+# start_scratch_cluster), or the next run would wait for that server.
+lock_checkout() {  # lock_checkout DIRECTORY (the checkout's .scratch)
+    [ -z "${CHECKOUT_LOCK_FD:-}" ] || return 0
+    mkdir -p "$1" && exec {CHECKOUT_LOCK_FD}>>"$1/lock" || return 1
+    if ! flock -n "$CHECKOUT_LOCK_FD"; then
+        echo "another run is using this checkout (it holds $1/lock); waiting for it to finish" >&2
+        flock "$CHECKOUT_LOCK_FD" || return 1
+    fi
+}

@@ -31,7 +31,7 @@ remove_scratch_dir() {
 
 start_scratch_cluster() {
     SCRATCH_RECORD=$1
-    mkdir -p "$(dirname "$SCRATCH_RECORD")"
+    lock_checkout "$(dirname "$SCRATCH_RECORD")" || return 1
     if [ -f "$SCRATCH_RECORD" ]; then remove_scratch_dir "$(cat "$SCRATCH_RECORD")"; fi
     SCRATCH_DIR=$(mktemp -d /tmp/simhash-scratch.XXXXXX) || return 1
     echo "$SCRATCH_DIR" > "$SCRATCH_RECORD"
@@ -49,7 +49,7 @@ start_scratch_cluster() {
     fi
     rm -f "$initdb_log"
     if ! as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -l "$SCRATCH_DIR/server.log" -w \
-        -o "-p $SCRATCH_PORT -k '$SCRATCH_DIR' -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null; then
+        -o "-p $SCRATCH_PORT -k '$SCRATCH_DIR' -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null {CHECKOUT_LOCK_FD}>&-; then
         tail -20 "$SCRATCH_DIR/server.log" >&2
         echo "the scratch server did not start (the end of $SCRATCH_DIR/server.log is above)" >&2
         return 1

@@ -2,14 +2,17 @@
 # Every test suite (`bash scripts/test-all.sh`, or `make test`; .ci/run runs
 # it): installs what is missing (make too), builds with warnings as errors,
 # installs, and runs every test suite:
-#   core unit tests (plain, then under ASan + UBSan), pg_regress, isolation,
-#   TAP (crash recovery, standby replay) and the randomized differential test
-#   of the index, each in its own temporary PostgreSQL instance.
+#   core unit tests (plain, then under ASan + UBSan), the scripts'
+#   safeguards, pg_regress, isolation, TAP (crash recovery, standby replay)
+#   and the randomized differential test of the index, each in its own
+#   temporary PostgreSQL instance.  One run at a time in a checkout: a
+#   second one waits (lock_checkout in pg-env.sh).
 # It ends with one summary line, "tests: N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 source scripts/pg-env.sh
+lock_checkout "$ROOT/.scratch" || { echo "tests: 0 passed, 1 failed (could not lock $ROOT/.scratch/lock)"; exit 1; }
 
 if ! bash scripts/install-deps.sh; then
     echo "tests: 0 passed, 1 failed (what the tests need could not be installed)"
@@ -54,6 +57,16 @@ for binary in core_tests core_tests_sanitized; do
     record "$binary" "$ok" "$bad"
     rm -f "$log"
 done
+
+step "the scripts' safeguards (test/scripts/run.sh)"
+log=$(mktemp) || exit 1
+bash test/scripts/run.sh 2>&1 | tee "$log"
+status=${PIPESTATUS[0]}
+ok=$(grep -c '^ok ' "$log")
+bad=$(grep -c '^not ok ' "$log")
+if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; fi
+record scripts "$ok" "$bad"
+rm -f "$log"
 
 # The server-side suites run as the cluster owner, on a copy it can write to
 # (initdb refuses root, and the checkout stays owned by whoever cloned it).

@@ -1,0 +1,82 @@
+#!/usr/bin/env bash
+# Tests of the scripts' own safeguards (scripts/pg-env.sh and
+# scripts/scratch-cluster.sh), which the README's two commands rely on:
+#   - one run at a time in a checkout (lock_checkout), and a server a run
+#     leaves behind does not keep the checkout locked;
+#   - remove_scratch_dir acts only on a directory start_scratch_cluster made.
+# Prints "ok N - ..." or "not ok N - ..." per check, then "scripts: P passed,
+# F failed"; exits non-zero when a check failed.  Run as root or as the
+# cluster owner, from anywhere: bash test/scripts/run.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+source scripts/scratch-cluster.sh
+
+n=0
+bad=0
+check() {  # check DESCRIPTION COMMAND...
+    n=$((n + 1))
+    if "${@:2}"; then echo "ok $n - $1"; else echo "not ok $n - $1"; bad=$((bad + 1)); fi
+}
+
+T=$(mktemp -d /tmp/simhash-scripts-test.XXXXXX) || exit 1
+trap 'rm -rf "$T"' EXIT
+LOCKS="$T/checkout/.scratch"
+
+# --- one run at a time
+# a first run holds the lock for 2 s; a second one must say it waits, and
+# get the lock only once the first has ended
+(lock_checkout "$LOCKS" && touch "$T/first-holds" && sleep 2 && date +%s.%N >"$T/first-ended") &
+first=$!
+for _ in $(seq 50); do [ -f "$T/first-holds" ] && break; sleep 0.1; done
+(lock_checkout "$LOCKS" && date +%s.%N >"$T/second-locked") 2>"$T/second-err"
+wait "$first"
+check "a second run in the checkout says it waits" grep -q "another run is using this checkout" "$T/second-err"
+check "a second run gets the lock only after the first ends" \
+    awk -v a="$(cat "$T/first-ended" 2>/dev/null)" -v b="$(cat "$T/second-locked" 2>/dev/null)" \
+    'BEGIN { exit !(a != "" && b != "" && b + 0 >= a + 0) }'
+check "a run that is alone does not wait" bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' 2>'$T/alone-err'; [ ! -s '$T/alone-err' ]"
+check "lock_checkout twice in one run does not wait for itself" \
+    timeout 5 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && lock_checkout '$LOCKS'"
+
+# a server the run leaves running (as KEEP=1 does) must not hold the lock:
+# the next run would wait for it forever
+owned_dir "$T/checkout"
+(start_scratch_cluster "$LOCKS/kept" 5600 >/dev/null 2>"$T/start-err") || cat "$T/start-err"
+kept=$(cat "$LOCKS/kept" 2>/dev/null)
+check "the scratch server started" [ -f "$kept/data/postmaster.pid" ]
+check "a server left running does not hold the checkout's lock" timeout 5 flock -n "$LOCKS/lock" true
+remove_scratch_dir "$kept"
+check "remove_scratch_dir stops and removes what start_scratch_cluster made" [ ! -e "$kept" ]
+
+# --- remove_scratch_dir refuses anything else
+# a directory of the right name shape, but not the cluster owner's mode 0700
+# (made here by mktemp, then opened up): another user could have made it
+victim=$(mktemp -d /tmp/simhash-scratch.XXXXXX)
+owned_dir "$victim"
+chmod 755 "$victim"
+remove_scratch_dir "$victim"
+check "a scratch-shaped directory of mode 0755 is left alone" [ -d "$victim" ]
+rm -rf "$victim"
+other=$(mktemp -d /tmp/simhash-scratch.XXXXXX)
+if [ "$(id -u)" -eq 0 ]; then
+    # root's own directory: not the cluster owner's
+    remove_scratch_dir "$other"
+    check "a scratch-shaped directory of another owner is left alone" [ -d "$other" ]
+fi
+rm -rf "$other"
+mkdir -p "$T/not-scratch"
+chmod 700 "$T/not-scratch"
+remove_scratch_dir "$T/not-scratch"
+check "a directory of another name shape is left alone" [ -d "$T/not-scratch" ]
+target=$(mktemp -d /tmp/simhash-scratch.XXXXXX)
+owned_dir "$target"
+chmod 700 "$target"
+link="/tmp/simhash-scratch.$(tr -dc 'A-Za-z0-9' </dev/urandom | head -c 6)"
+ln -s "$target" "$link"
+remove_scratch_dir "$link"
+check "a symlink of the scratch shape is left alone, and its target too" bash -c '[ -L "$1" ] && [ -d "$2" ]' _ "$link" "$target"
+rm -f "$link"
+rm -rf "$target"
+
+echo "scripts: $((n - bad)) passed, $bad failed"
+[ "$bad" -eq 0 ]
