@@ -41,7 +41,8 @@
 #   those rows mean anything then: the spinners still slow CPU-bound work
 #   (sequential scans, builds; the two vCPUs share a core's resources) and
 #   make commit flushes wait (single-row inserts fall to ~260/s for both
-#   tables).  The targets are measured with the default (0).
+#   tables).  The targets are measured with the default (0); the "one
+#   CPU" rows show the search itself without slowing anything else.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
