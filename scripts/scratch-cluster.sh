@@ -50,7 +50,7 @@ start_scratch_cluster() {
     rm -f "$initdb_log"
     if ! as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -l "$SCRATCH_DIR/server.log" -w \
         -o "-p $SCRATCH_PORT -k '$SCRATCH_DIR' -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null {CHECKOUT_LOCK_FD}>&-; then
-        tail -20 "$SCRATCH_DIR/server.log" >&2
+        as_cluster_owner tail -20 "$SCRATCH_DIR/server.log" >&2
         echo "the scratch server did not start (the end of $SCRATCH_DIR/server.log is above)" >&2
         return 1
     fi

@@ -92,7 +92,7 @@ run_regress_suite() {  # run_regress_suite NAME DIFFS_FILE VAR=VALUE...
     total=$(grep -cE '^(test |ok |not ok )' "$log")
     bad=$(grep -E '^(test |ok |not ok )' "$log" | grep -c 'FAILED\|not ok')
     if [ "$status" -ne 0 ] && [ "$bad" -eq 0 ]; then bad=1; cat "$log"; fi
-    if [ "$bad" -ne 0 ] && [ -f "$diffs" ]; then head -200 "$diffs"; fi
+    if [ "$bad" -ne 0 ] && [ -f "$diffs" ]; then as_cluster_owner head -200 "$diffs"; fi
     record "$name" $((total - bad)) "$bad"
 }
 
@@ -113,7 +113,7 @@ if ls test/t/*.pl >/dev/null 2>&1; then
     # the tests' own logs are regress_log_NNN, the servers' NNN_node.log
     if [ "$bad" -ne 0 ]; then
         find "$WORK/tmp_check" \( -name '*.log' -o -name 'regress_log_*' \) -newer "$log" 2>/dev/null | head -8 |
-            xargs -r tail -n 40
+            as_cluster_owner xargs -r tail -n 40
     fi
     record TAP "$ok" "$bad"
 fi

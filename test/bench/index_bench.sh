@@ -62,8 +62,16 @@ BLOCKS=${BENCH_BLOCKS:-4}
 
 BUSY=${BENCH_BUSY:-0}
 
-TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX)
-owned_dir "$TMP"
+# The runner's files (scripts, results, data for COPY) are in TMP, which
+# the cluster owner can pass through but not change; the cluster, its
+# socket and pgbench's logs are in PGD, the owner's.  Run as root, the
+# script writes nothing into PGD and reads from it only as the owner: the
+# owner could put a symlink there for root to follow (as helper-99 found in
+# the other scripts).
+TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX) || exit 1
+chmod 711 "$TMP"
+PGD="$TMP/pg"
+owned_dir "$PGD"
 SPINNERS=()
 if [ "$BUSY" = 1 ]; then
     for _ in $(seq "$(nproc)"); do
@@ -74,13 +82,13 @@ if [ "$BUSY" = 1 ]; then
 fi
 cleanup() {
     [ ${#SPINNERS[@]} -gt 0 ] && kill "${SPINNERS[@]}" 2>/dev/null
-    as_cluster_owner pg_ctl -D "$TMP/data" -m fast stop >/dev/null 2>&1; rm -rf "$TMP"
+    as_cluster_owner pg_ctl -D "$PGD/data" -m fast stop >/dev/null 2>&1; rm -rf "$TMP"
 }
 trap cleanup EXIT
-as_cluster_owner initdb -D "$TMP/data" --no-locale -E UTF8 >/dev/null || exit 1
-cat >>"$TMP/data/postgresql.conf" <<CONF
+as_cluster_owner initdb -D "$PGD/data" --no-locale -E UTF8 >/dev/null || exit 1
+as_cluster_owner sh -c 'cat >> "$1"' sh "$PGD/data/postgresql.conf" <<CONF
 listen_addresses = ''
-unix_socket_directories = '$TMP'
+unix_socket_directories = '$PGD'
 shared_buffers = 4GB
 maintenance_work_mem = $MWM
 max_parallel_maintenance_workers = 0
@@ -89,8 +97,8 @@ autovacuum = off
 jit = off
 synchronous_commit = $SYNC_COMMIT
 CONF
-as_cluster_owner pg_ctl -D "$TMP/data" -l "$TMP/log" -w start >/dev/null || { cat "$TMP/log"; exit 1; }
-psql_q() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$TMP" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
+as_cluster_owner pg_ctl -D "$PGD/data" -l "$PGD/log" -w start >/dev/null || { as_cluster_owner cat "$PGD/log"; exit 1; }
+psql_q() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$PGD" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
 now() { date +%s.%N; }
 secs() { echo "$1 $2" | awk '{printf "%.1f", $2 - $1}'; }
 mib() { psql_q -c "SELECT round(pg_relation_size('$1'::regclass) / 1048576.0, 1)"; }
@@ -99,15 +107,16 @@ mib_sum() { psql_q -c "SELECT round(sum(pg_relation_size(c::regclass)) / 1048576
 # pgbench latency percentiles (ms) of a script file: prints "p50 p95" of the
 # last TRANSACTIONS of WARMUP + TRANSACTIONS run on one connection
 latency() {  # latency SCRIPT TRANSACTIONS [WARMUP]
-    local dir warm=${3:-0}
-    dir=$(mktemp -d "$TMP/pgb.XXXXXX")
-    owned_dir "$dir"
-    (cd "$dir" && as_cluster_owner $PIN_CLIENT pgbench -n -h "$TMP" -M prepared -f "$1" -t "$(($2 + warm))" -l postgres >/dev/null 2>"$dir/err") ||
-        { cat "$dir/err" >&2; echo "- -"; return; }
-    cat "$dir"/pgbench_log.* | tail -n "$2" | awk '{print $3}' | sort -n |
+    local dir err warm=${3:-0}
+    dir=$(as_cluster_owner mktemp -d "$PGD/pgb.XXXXXX")
+    err=$(mktemp "$TMP/err.XXXXXX")
+    (cd "$dir" && as_cluster_owner $PIN_CLIENT pgbench -n -h "$PGD" -M prepared -f "$1" -t "$(($2 + warm))" -l postgres >/dev/null 2>"$err") ||
+        { cat "$err" >&2; rm -f "$err"; echo "- -"; return; }
+    rm -f "$err"
+    (cd "$dir" && as_cluster_owner sh -c 'cat pgbench_log.*') | tail -n "$2" | awk '{print $3}' | sort -n |
         awk '{a[NR] = $1} END {i50 = int(NR * 0.5); i95 = int(NR * 0.95); if (i50 < 1) i50 = 1; if (i95 < 1) i95 = 1;
                               printf "%.3f %.3f", a[i50] / 1000, a[i95] / 1000}'
-    rm -rf "$dir"
+    as_cluster_owner rm -rf "$dir"
 }
 # The same latency with the client and its backend on one CPU.  Between two
 # CPUs every round trip wakes the other one from idle, which on these VMs
@@ -121,7 +130,7 @@ one_cpu_latency() {  # one_cpu_latency SCRIPT TRANSACTIONS [WARMUP]
     local pm mask cpu out
     command -v taskset >/dev/null || { echo "- -"; return; }
     cpu=$(($(nproc) - 1))
-    pm=$(head -n 1 "$TMP/data/postmaster.pid")
+    pm=$(as_cluster_owner head -n 1 "$PGD/data/postmaster.pid")
     mask=$(taskset -p "$pm" | sed 's/.*: //')
     taskset -p -c "$cpu" "$pm" >/dev/null || { echo "- -"; return; }
     PIN_CLIENT="taskset -c $cpu"
@@ -144,7 +153,7 @@ SQL
     chmod a+r "$f"
     psql_q -c "CHECKPOINT" >/dev/null
     wal0=$(wal_bytes)
-    out=$(cd "$TMP" && as_cluster_owner pgbench -n -h "$TMP" -M prepared -f "$f" -T "$INS_SECS" postgres 2>/dev/null)
+    out=$(cd "$TMP" && as_cluster_owner pgbench -n -h "$PGD" -M prepared -f "$f" -T "$INS_SECS" postgres 2>/dev/null)
     wal1=$(wal_bytes)
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
     echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |

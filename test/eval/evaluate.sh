@@ -30,6 +30,6 @@ kept=$(sed -n '/^<!-- Everything below was measured by other scripts/,$p' test/e
     echo "Produced by \`bash test/eval/evaluate.sh\` on $started (algorithm version $version)."
     echo "See README.md, \"Choosing a threshold\", for what they mean in practice."
     echo
-    cat "$SCRATCH_DIR/tables.md"
+    as_cluster_owner cat "$SCRATCH_DIR/tables.md"
     if [ -n "$kept" ]; then printf '\n%s\n' "$kept"; fi
 } > test/eval/RESULTS.md
