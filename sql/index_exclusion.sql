@@ -117,6 +117,23 @@ INSERT INTO deferred_docs VALUES (3, 'abcdef012345678b');
 SELECT count(*) FROM deferred_docs;
 COMMIT;
 SELECT id FROM deferred_docs ORDER BY id;
+-- A deferred check looks at insert (at the threshold then) and again at
+-- commit (at the threshold then) only for rows that conflicted at insert,
+-- as PostgreSQL checks any deferred exclusion constraint: either
+-- threshold lets a row in (README, "Refusing near-duplicates").
+BEGIN;
+SET LOCAL simhash.threshold = 0;
+INSERT INTO deferred_docs VALUES (4, 'abcdef0123456789');  -- 1 bit from row 2
+SET LOCAL simhash.threshold = 3;
+COMMIT;
+BEGIN;
+INSERT INTO deferred_docs VALUES (5, 'abcdef012345678f');  -- conflicts at 3
+SET LOCAL simhash.threshold = 0;
+COMMIT;
+BEGIN;
+INSERT INTO deferred_docs VALUES (6, 'abcdef012345670f');  -- conflicts at 3
+COMMIT;
+SELECT id FROM deferred_docs ORDER BY id;
 
 -- Enough rows that the conflict check probes a real index: every one of
 -- 2000 well-spread rows is accepted, and a copy of each with 1 to 3 bits

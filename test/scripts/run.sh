@@ -3,7 +3,8 @@
 # scripts/scratch-cluster.sh), which the README's two commands rely on:
 #   - one run at a time in a checkout (lock_checkout), and a server a run
 #     leaves behind does not keep the checkout locked;
-#   - remove_scratch_dir acts only on a directory start_scratch_cluster made.
+#   - remove_scratch_dir acts only on a directory start_scratch_cluster made;
+#   - README's Contents and its links inside the file match its sections.
 # Prints "ok N - ..." or "not ok N - ..." per check, then "scripts: P passed,
 # F failed"; exits non-zero when a check failed.  Run as root or as the
 # cluster owner, from anywhere: bash test/scripts/run.sh
@@ -77,6 +78,19 @@ remove_scratch_dir "$link"
 check "a symlink of the scratch shape is left alone, and its target too" bash -c '[ -L "$1" ] && [ -d "$2" ]' _ "$link" "$target"
 rm -f "$link"
 rm -rf "$target"
+
+# --- README: its Contents lists every section, and every link inside it
+# names a section (helper-100 found one left out)
+anchors() {  # the GitHub anchor of each ## and ### heading outside code blocks
+    awk '/^```/ { code = !code } !code && /^###? / { sub(/^#+ /, ""); print }' README.md |
+        tr 'A-Z' 'a-z' | sed 's/[^a-z0-9 _-]//g; s/ /-/g' | grep -vx contents | sort
+}
+contents() {  # the anchors README's Contents links to
+    sed -n '/^## Contents/,/^## /p' README.md | sed -n 's/^ *- \[.*\](#\(.*\))$/\1/p' | sort
+}
+check "README's Contents lists every section, and only those" diff <(anchors) <(contents)
+check "every link inside README names a section" \
+    bash -c 'diff <(grep -o "](#[^)]*)" README.md | sed "s/^](#//; s/)$//" | sort -u | comm -23 - <(echo "$1" | sort)) /dev/null' _ "$(anchors)"
 
 echo "scripts: $((n - bad)) passed, $bad failed"
 [ "$bad" -eq 0 ]
