@@ -150,3 +150,24 @@ SELECT count(*) AS queries, count(*) FILTER (WHERE ix.r = pg_temp.two_keys(a.q, 
 SELECT string_agg(coalesce((fp <-> NULL::simhash)::text, 'null') || '/' || (fp <-> q), ' ') AS null_first_sort
   FROM (SELECT fp, q FROM knn, queries WHERE k = 2 ORDER BY fp <-> NULL::simhash, fp <-> q LIMIT 5) s;
 RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan;
+
+-- A NULL query ties every row (each distance is NULL, and NULL rows too):
+-- the scan streams rows as it reads them, as an unordered scan does, so
+-- LIMIT 3 reads a few pages instead of collecting the whole index first
+-- (helper-102: 64 MB and a second at 3M rows).  Seen through a generic
+-- plan's parameter or a LATERAL join's rows; a constant NULL is folded.
+\getenv abs_srcdir PG_ABS_SRCDIR
+\set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'
+\i :statement_buffers
+INSERT INTO knn VALUES (-1, NULL), (-2, NULL);
+SET enable_seqscan = off;
+EXPLAIN (COSTS OFF)
+SELECT l.i FROM (VALUES (NULL::simhash), (NULL)) a(q), LATERAL (SELECT i FROM knn ORDER BY fp <-> a.q LIMIT 3) l;
+SELECT pg_temp.statement_buffers($$SELECT l.i FROM (VALUES (NULL::simhash), (NULL)) a(q),
+                                   LATERAL (SELECT i FROM knn ORDER BY fp <-> a.q LIMIT 3) l$$) < 20 AS null_query_reads_few_pages;
+-- without a LIMIT it returns every row once, the NULL ones included
+SELECT count(*) = 2 * (SELECT count(*) FROM knn) AS every_row_once,
+       count(DISTINCT (a.n, l.i)) = 2 * (SELECT count(*) FROM knn) AS no_duplicates,
+       count(*) FILTER (WHERE l.i < 0) = 4 AS null_rows_returned
+  FROM (VALUES (1, NULL::simhash), (2, NULL)) a(n, q), LATERAL (SELECT i FROM knn ORDER BY fp <-> a.q) l;
+RESET enable_seqscan;

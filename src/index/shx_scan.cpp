@@ -614,6 +614,21 @@ bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
     return return_row(scan, so, so->null_tids[so->next_null++], false, 0, true, 0, true);
 }
 
+/*
+ * Whether the ORDER BY keys order anything.  A NULL query makes every
+ * distance NULL, so "ORDER BY fp <-> NULL" (a generic plan's parameter, a
+ * row of a LATERAL join without a fingerprint) ties every row: the scan
+ * streams its matches as an unordered one does, instead of collecting the
+ * whole index first to sort it (helper-102: 64 MB and a second at 3M rows
+ * for LIMIT 3).
+ */
+bool order_matters(const ShiScanOpaque *so) {
+    if (!so->order_null) return true;
+    for (int k = 0; k < so->nthen; k++)
+        if (!so->then_null[k]) return true;
+    return false;
+}
+
 void start_scan(IndexScanDesc scan) {
     ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
     so->started = true;
@@ -669,7 +684,7 @@ void start_scan(IndexScanDesc scan) {
         so->cur_d = 0;
         so->full = false;
         so->knn_walking = false;
-    } else if (so->has_order || so->tbm != NULL) {
+    } else if ((so->has_order && order_matters(so)) || so->tbm != NULL) {
         /* every match first: to sort them by distance, or into the bitmap as they come */
         radius_search(scan->indexRelation, so);
         /* interruptible: a large radius over millions of rows sorts for a noticeable time */
