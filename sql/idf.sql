@@ -122,6 +122,14 @@ UPDATE idf_damaged SET b = overlay(s.b PLACING substr(s.b, 20, 8) FROM 36 FOR 8)
   FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
 COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
 COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+-- a field cut inside the 19-byte header: 22P03 too, not the wire's 08P01 (helper-102)
+UPDATE idf_damaged SET b = substr(s.b, 1, 0) FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+UPDATE idf_damaged SET b = substr(s.b, 1, 18) FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
+COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
+COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
+SELECT pg_temp.sqlstate_of(format('COPY idf_copy FROM %L WITH (FORMAT binary)', :'damaged_file')) AS cut_in_header;
 SELECT count(*) AS rows_after_refusals FROM idf_copy;
 DROP TABLE idf_damaged;
 

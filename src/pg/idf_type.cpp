@@ -115,6 +115,12 @@ extern "C" Datum simhash_idf_send(PG_FUNCTION_ARGS) {
 
 extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
     StringInfo buf = (StringInfo) PG_GETARG_POINTER(0);
+    /* version, tokenizer, n, documents, features: a shorter field is a damaged value (pq_getmsg* would say 08P01) */
+    constexpr int kHeaderBytes = 3 + 2 * 8;
+    if (buf->len - buf->cursor < kHeaderBytes)
+        ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
+                        errmsg("invalid simhash_idf binary value: %d bytes, shorter than its %d-byte header",
+                               buf->len - buf->cursor, kHeaderBytes)));
     int version = pq_getmsgbyte(buf);
     int tokenizer = pq_getmsgbyte(buf);
     int ngram = pq_getmsgbyte(buf);
