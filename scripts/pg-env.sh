@@ -60,14 +60,36 @@ fail_install() {
 # One run at a time in a checkout: demo.sh and test-all.sh build and install
 # from it, and the scratch scripts stop the cluster their record names, which
 # a second run of the same script would take from the first one.  A second
-# run waits.  The lock is held by an open descriptor until the script exits;
-# a server the run leaves behind must not inherit it (see
-# start_scratch_cluster), or the next run would wait for that server.
+# run waits, and says which process it waits for.
+#
+# The lock is held by a watcher process, not by the script: a descriptor in
+# the script would pass to everything it starts, and a server among them
+# (a scratch cluster kept by KEEP=1, one that outlived a killed run, the
+# cluster apt starts when it installs postgresql-15) would hold the lock
+# for good (helper-104).  The watcher holds it while the process that took
+# it lives, so it is released within 0.2 s of that process's end, even
+# when killed.  Scripts it runs that lock the same directory (a nested
+# run) go through, as SIMHASH_CHECKOUT_LOCKS lists what is held.
 lock_checkout() {  # lock_checkout DIRECTORY (the checkout's .scratch)
-    [ -z "${CHECKOUT_LOCK_FD:-}" ] || return 0
-    mkdir -p "$1" && exec {CHECKOUT_LOCK_FD}>>"$1/lock" || return 1
-    if ! flock -n "$CHECKOUT_LOCK_FD"; then
-        echo "another run is using this checkout (it holds $1/lock); waiting for it to finish" >&2
-        flock "$CHECKOUT_LOCK_FD" || return 1
-    fi
+    local dir=$1 owner=$BASHPID ready
+    if printf '%s\n' "${SIMHASH_CHECKOUT_LOCKS:-}" | grep -Fqx -- "$dir"; then return 0; fi
+    mkdir -p "$dir" && ready=$(mktemp) || return 1
+    (
+        exec 9>>"$dir/lock" || exit 1
+        if ! flock -n 9; then
+            echo "another run is using this checkout (process $(cat "$dir/lock.pid" 2>/dev/null || echo unknown)" \
+                 "holds $dir/lock); waiting for it to finish" >&2
+            flock 9 || exit 1
+        fi
+        echo "$owner" >"$dir/lock.pid"
+        echo locked >"$ready"
+        exec >/dev/null 2>&1 </dev/null
+        while kill -0 "$owner" 2>/dev/null; do sleep 0.2; done
+    ) &
+    local watcher=$!
+    while [ ! -s "$ready" ] && kill -0 "$watcher" 2>/dev/null; do sleep 0.1; done
+    if [ ! -s "$ready" ]; then rm -f "$ready"; return 1; fi
+    rm -f "$ready"
+    export SIMHASH_CHECKOUT_LOCKS="${SIMHASH_CHECKOUT_LOCKS:+$SIMHASH_CHECKOUT_LOCKS
+}$dir"
 }

@@ -49,7 +49,7 @@ start_scratch_cluster() {
     fi
     rm -f "$initdb_log"
     if ! as_cluster_owner pg_ctl -D "$SCRATCH_DIR/data" -l "$SCRATCH_DIR/server.log" -w \
-        -o "-p $SCRATCH_PORT -k '$SCRATCH_DIR' -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null {CHECKOUT_LOCK_FD}>&-; then
+        -o "-p $SCRATCH_PORT -k '$SCRATCH_DIR' -c listen_addresses='' ${SCRATCH_SETTINGS:-}" start >/dev/null; then
         as_cluster_owner tail -20 "$SCRATCH_DIR/server.log" >&2
         echo "the scratch server did not start (the end of $SCRATCH_DIR/server.log is above)" >&2
         return 1

@@ -261,7 +261,8 @@ DROP TABLE function_words, drawn;
 -- The README's strip_markup (see "Choosing a threshold") undoes both.
 CREATE FUNCTION pg_temp.strip_markup(html text) RETURNS text LANGUAGE sql IMMUTABLE PARALLEL SAFE
 RETURN regexp_replace(regexp_replace(regexp_replace(regexp_replace(regexp_replace(
-         replace(replace(replace(html, '&lt;', '<'), '&gt;', '>'), '&amp;', '&'),
+         regexp_replace(regexp_replace(regexp_replace(html,
+           '&(lt|#0*60|#x0*3c);', '<', 'gi'), '&(gt|#0*62|#x0*3e);', '>', 'gi'), '&(amp|#0*38|#x0*26);', '&', 'gi'),
          '<!--.*?-->', ' ', 'g'),
          '<script.*?</script\s*>', ' ', 'gi'),
          '<style.*?</style\s*>', ' ', 'gi'),
@@ -276,10 +277,13 @@ SELECT pg_temp.strip_markup('<p class="x">a &lt; b</p><!-- <p> --><script>f("<b>
 WITH plain(body) AS (VALUES ('Maintainer: Jane Roe <jane@example.org>, 2019 & 2020. Usage: cat <file> | grep "a<b"
 #include <stdio.h>  -- see <https://example.org/x?a=1&b=2>')),
 html(body) AS (SELECT '<html><body><p>' || replace(replace(replace(replace(body, '&', '&amp;'), '<', '&lt;'), '>', '&gt;'),
-                                                    E'\n', '<br>' || E'\n') || '</p></body></html>' FROM plain)
+                                                    E'\n', '<br>' || E'\n') || '</p></body></html>' FROM plain),
+-- escaped by number, or in capitals, as some generators do
+numeric(body) AS (SELECT '<P>' || replace(replace(replace(body, '&', '&#38;'), '<', '&#x3C;'), '>', '&GT;') || '</P>' FROM plain)
 SELECT simhash_features(pg_temp.strip_markup(p.body)) AS plain_features,
-       simhash_features(pg_temp.strip_markup(p.body)) = simhash_features(pg_temp.strip_markup(h.body)) AS html_same
-  FROM plain p, html h;
+       simhash_features(pg_temp.strip_markup(p.body)) = simhash_features(pg_temp.strip_markup(h.body)) AS html_same,
+       simhash_features(pg_temp.strip_markup(p.body)) = simhash_features(pg_temp.strip_markup(x.body)) AS numeric_same
+  FROM plain p, html h, numeric x;
 WITH pages AS (
   SELECT p, string_agg(md5(p || ':' || i), E'<br>\n' ORDER BY i) AS html
     FROM generate_series(1, 2) p, generate_series(1, 300) i GROUP BY p),

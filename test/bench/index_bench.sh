@@ -122,21 +122,24 @@ latency() {  # latency SCRIPT TRANSACTIONS [WARMUP]
 # CPUs every round trip wakes the other one from idle, which on these VMs
 # costs more than a radius-3 search; on one CPU the hand-over is a context
 # switch, so the figure shows the query's own work.  The postmaster's
-# affinity is narrowed only while the connection forks (its backend
-# inherits it), and restored at once: the build, the inserts and the
-# background processes keep both CPUs.
+# affinity is narrowed for the pgbench run (the backend it forks for
+# pgbench inherits it; nothing else starts meanwhile, autovacuum being off)
+# and restored after it: the build, the inserts and the background
+# processes keep every CPU.  The CPU is the last one this script may use.
+# taskset -p runs as the cluster owner, whose postmaster.pid names the
+# process: root would act on whatever pid the file holds (helper-104).
 PIN_CLIENT=
 one_cpu_latency() {  # one_cpu_latency SCRIPT TRANSACTIONS [WARMUP]
     local pm mask cpu out
     command -v taskset >/dev/null || { echo "- -"; return; }
-    cpu=$(($(nproc) - 1))
+    cpu=$(taskset -pc $$ | sed 's/.*: //; s/.*[,-]//')
     pm=$(as_cluster_owner head -n 1 "$PGD/data/postmaster.pid")
-    mask=$(taskset -p "$pm" | sed 's/.*: //')
-    taskset -p -c "$cpu" "$pm" >/dev/null || { echo "- -"; return; }
+    mask=$(as_cluster_owner taskset -p "$pm" | sed 's/.*: //')
+    as_cluster_owner taskset -p -c "$cpu" "$pm" >/dev/null || { echo "- -"; return; }
     PIN_CLIENT="taskset -c $cpu"
     out=$(latency "$@")
     PIN_CLIENT=
-    taskset -p "$mask" "$pm" >/dev/null
+    as_cluster_owner taskset -p "$mask" "$pm" >/dev/null
     echo "$out"
 }
 wal_bytes() { psql_q -c "SELECT wal_bytes FROM pg_stat_wal"; }
@@ -298,7 +301,7 @@ SQL
     r3_sh1=$(one_cpu_latency "$TMP/r3_sh.sql" "$NQ" "$NWARM")
     row "one CPU: radius-3 p50/p95 ms, simhash" "$r3_sh1"
     knn_u1=$(one_cpu_latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))")
-    row "one CPU: KNN-10 p50/p95 ms, simhash (q uniform)" "$knn_u1"
+    row "one CPU: KNN-10 p50/p95 ms, q uniform" "$knn_u1"
     row "build s, four btrees" "$bt_build"
     row "build s, simhash" "$sh_build"
     row "size MiB, four btrees" "$bt_size"

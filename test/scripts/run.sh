@@ -20,8 +20,18 @@ check() {  # check DESCRIPTION COMMAND...
 }
 
 T=$(mktemp -d /tmp/simhash-scripts-test.XXXXXX) || exit 1
-trap 'rm -rf "$T"' EXIT
 LOCKS="$T/checkout/.scratch"
+# also when stopped midway: the scratch server and the directories made
+# for the checks below, which live outside $T
+cleanup() {
+    if [ -f "$LOCKS/kept" ]; then remove_scratch_dir "$(cat "$LOCKS/kept")"; fi
+    rm -rf "$T" "${victim:-}" "${other:-}" "${target:-}"
+    if [ -n "${link:-}" ]; then rm -f "$link"; fi
+    if [ -n "${lingering:-}" ]; then kill "$lingering" 2>/dev/null; fi
+    if [ -n "${orphan:-}" ]; then kill "$orphan" 2>/dev/null; fi
+}
+trap cleanup EXIT
+lock_free() { flock -w 3 "$LOCKS/lock" true; }  # within a moment of the holder's end
 
 # --- one run at a time
 # a first run holds the lock for 2 s; a second one must say it waits, and
@@ -31,13 +41,33 @@ first=$!
 for _ in $(seq 50); do [ -f "$T/first-holds" ] && break; sleep 0.1; done
 (lock_checkout "$LOCKS" && date +%s.%N >"$T/second-locked") 2>"$T/second-err"
 wait "$first"
-check "a second run in the checkout says it waits" grep -q "another run is using this checkout" "$T/second-err"
+check "a second run in the checkout says it waits, and for which process" \
+    grep -q "another run is using this checkout (process [0-9]" "$T/second-err"
 check "a second run gets the lock only after the first ends" \
     awk -v a="$(cat "$T/first-ended" 2>/dev/null)" -v b="$(cat "$T/second-locked" 2>/dev/null)" \
     'BEGIN { exit !(a != "" && b != "" && b + 0 >= a + 0) }'
+check "the lock is released once its holder has ended" lock_free
 check "a run that is alone does not wait" bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' 2>'$T/alone-err'; [ ! -s '$T/alone-err' ]"
+lock_free
 check "lock_checkout twice in one run does not wait for itself" \
     timeout 5 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && lock_checkout '$LOCKS'"
+lock_free
+check "a script the run starts may lock the same checkout (a nested run)" \
+    timeout 5 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && bash -c 'source scripts/pg-env.sh; lock_checkout \"\$1\"' _ '$LOCKS'"
+lock_free
+# a killed run's lock is released; so is the lock of a run whose child
+# outlives it (every process the run starts inherits its descriptors)
+bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && { sleep 60 & echo \$! >'$T/orphan'; wait; }" &
+killed=$!
+for _ in $(seq 50); do [ -s "$T/orphan" ] && break; sleep 0.1; done
+{ kill -KILL "$killed"; wait "$killed"; } 2>/dev/null
+orphan=$(cat "$T/orphan")
+check "a run killed with SIGKILL does not keep the lock (its child lives on)" lock_free
+kill "$orphan"
+bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && { sleep 60 & echo \$! >'$T/lingering'; }"
+lingering=$(cat "$T/lingering")
+check "a process that outlives its run does not keep the lock" lock_free
+kill "$lingering"
 
 # a server the run leaves running (as KEEP=1 does) must not hold the lock:
 # the next run would wait for it forever
@@ -45,7 +75,7 @@ owned_dir "$T/checkout"
 (start_scratch_cluster "$LOCKS/kept" 5600 >/dev/null 2>"$T/start-err") || cat "$T/start-err"
 kept=$(cat "$LOCKS/kept" 2>/dev/null)
 check "the scratch server started" [ -f "$kept/data/postmaster.pid" ]
-check "a server left running does not hold the checkout's lock" timeout 5 flock -n "$LOCKS/lock" true
+check "a server left running does not hold the checkout's lock" lock_free
 remove_scratch_dir "$kept"
 check "remove_scratch_dir stops and removes what start_scratch_cluster made" [ ! -e "$kept" ]
 
@@ -65,7 +95,8 @@ if [ "$(id -u)" -eq 0 ]; then
     check "a scratch-shaped directory of another owner is left alone" [ -d "$other" ]
 fi
 rm -rf "$other"
-mkdir -p "$T/not-scratch"
+# the cluster owner's, mode 0700: only its name refuses it
+owned_dir "$T/not-scratch"
 chmod 700 "$T/not-scratch"
 remove_scratch_dir "$T/not-scratch"
 check "a directory of another name shape is left alone" [ -d "$T/not-scratch" ]
@@ -75,9 +106,8 @@ chmod 700 "$target"
 link="/tmp/simhash-scratch.$(tr -dc 'A-Za-z0-9' </dev/urandom | head -c 6)"
 ln -s "$target" "$link"
 remove_scratch_dir "$link"
+# (a symlink's own mode is 0777, so the mode test refuses it as well)
 check "a symlink of the scratch shape is left alone, and its target too" bash -c '[ -L "$1" ] && [ -d "$2" ]' _ "$link" "$target"
-rm -f "$link"
-rm -rf "$target"
 
 # --- README: its Contents lists every section, and every link inside it
 # names a section (helper-100 found one left out)
