@@ -67,29 +67,42 @@ fail_install() {
 # (a scratch cluster kept by KEEP=1, one that outlived a killed run, the
 # cluster apt starts when it installs postgresql-15) would hold the lock
 # for good (helper-104).  The watcher holds it while the process that took
-# it lives, so it is released within 0.2 s of that process's end, even
-# when killed.  Scripts it runs that lock the same directory (a nested
-# run) go through, as SIMHASH_CHECKOUT_LOCKS lists what is held.
+# it lives (a zombie counts as ended: a parent may reap late), so it is
+# released within 0.2 s of that process's end, even when killed; a watcher
+# still waiting gives up when its process ends (helper-106).  It is
+# disowned, so a bare `wait` in the script does not wait for it.  Scripts
+# the run starts that lock the same directory (a nested run) go through, as
+# SIMHASH_CHECKOUT_LOCKS lists what is held.
+process_alive() {  # process_alive PID
+    local stat
+    read -r stat 2>/dev/null </proc/"$1"/stat || return 1
+    [[ $stat != *") Z "* ]]
+}
 lock_checkout() {  # lock_checkout DIRECTORY (the checkout's .scratch)
-    local dir=$1 owner=$BASHPID ready
+    local dir=$1 owner=$BASHPID ready watcher
     if printf '%s\n' "${SIMHASH_CHECKOUT_LOCKS:-}" | grep -Fqx -- "$dir"; then return 0; fi
-    mkdir -p "$dir" && ready=$(mktemp) || return 1
+    mkdir -p "$dir" || return 1
+    ready="$dir/lock.ready.$owner"
+    rm -f "$ready"
     (
-        exec 9>>"$dir/lock" || exit 1
-        if ! flock -n 9; then
+        trap 'rm -f "$ready"' EXIT
+        exec 9>>"$dir/lock" </dev/null >/dev/null || exit 1
+        # a holder that ended a moment ago (its watcher polls) is not worth a message
+        if ! flock -w 1 9; then
             echo "another run is using this checkout (process $(cat "$dir/lock.pid" 2>/dev/null || echo unknown)" \
                  "holds $dir/lock); waiting for it to finish" >&2
-            flock 9 || exit 1
+            exec 2>/dev/null
+            until flock -w 1 9; do process_alive "$owner" || exit 1; done
         fi
+        exec 2>/dev/null
         echo "$owner" >"$dir/lock.pid"
         echo locked >"$ready"
-        exec >/dev/null 2>&1 </dev/null
-        while kill -0 "$owner" 2>/dev/null; do sleep 0.2; done
+        while process_alive "$owner"; do sleep 0.2; done
     ) &
-    local watcher=$!
-    while [ ! -s "$ready" ] && kill -0 "$watcher" 2>/dev/null; do sleep 0.1; done
-    if [ ! -s "$ready" ]; then rm -f "$ready"; return 1; fi
-    rm -f "$ready"
+    watcher=$!
+    disown "$watcher"
+    while [ ! -s "$ready" ] && process_alive "$watcher"; do sleep 0.1; done
+    [ -s "$ready" ] || return 1
     export SIMHASH_CHECKOUT_LOCKS="${SIMHASH_CHECKOUT_LOCKS:+$SIMHASH_CHECKOUT_LOCKS
 }$dir"
 }

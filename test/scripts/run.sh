@@ -55,6 +55,37 @@ lock_free
 check "a script the run starts may lock the same checkout (a nested run)" \
     timeout 5 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && bash -c 'source scripts/pg-env.sh; lock_checkout \"\$1\"' _ '$LOCKS'"
 lock_free
+# runs one after another: no message, though the last one's watcher may
+# still be polling (helper-106: 9 of 10 said they waited)
+for _ in 1 2 3 4 5; do bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS'" 2>>"$T/sequential-err"; done
+check "runs one after another do not say they wait" [ ! -s "$T/sequential-err" ]
+lock_free
+# a run that has ended but that its parent has not reaped yet (a zombie)
+# holds nothing: a parent may reap late (helper-106: the next run waited)
+perl -e 'my $pid = fork // die; if ($pid == 0) { exec "bash", "-c", "source scripts/pg-env.sh; lock_checkout \"$ARGV[0]\"" }
+         sleep 4; waitpid($pid, 0)' "$LOCKS" &
+reaper=$!
+sleep 1.5
+check "a run ended but not yet reaped does not keep the lock" \
+    timeout 2 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS'"
+wait "$reaper"
+lock_free
+# a run killed while it waits: its watcher gives up instead of taking the
+# lock later for a dead process (helper-106)
+bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && touch '$T/holder-holds' && sleep 4" &
+holder=$!
+for _ in $(seq 50); do [ -f "$T/holder-holds" ] && break; sleep 0.1; done
+bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS'" 2>/dev/null &
+waiter=$!
+sleep 1.5
+kill -TERM "$waiter"
+wait "$holder"
+lock_free
+check "a run killed while it waits leaves no watcher to take the lock" \
+    bash -c '[ "$(cat "$1/lock.pid")" != "$2" ]' _ "$LOCKS" "$waiter"
+check "a bare wait in the locking script returns" \
+    timeout 5 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS'; sleep 0.1 & wait"
+lock_free
 # a killed run's lock is released; so is the lock of a run whose child
 # outlives it (every process the run starts inherits its descriptors)
 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && { sleep 60 & echo \$! >'$T/orphan'; wait; }" &
