@@ -119,8 +119,9 @@ extern "C" Datum simhash_idf_recv(PG_FUNCTION_ARGS) {
     constexpr int kHeaderBytes = 3 + 2 * 8;
     if (buf->len - buf->cursor < kHeaderBytes)
         ereport(ERROR, (errcode(ERRCODE_INVALID_BINARY_REPRESENTATION),
-                        errmsg("invalid simhash_idf binary value: %d bytes, shorter than its %d-byte header",
-                               buf->len - buf->cursor, kHeaderBytes)));
+                        errmsg_plural("invalid simhash_idf binary value: %d byte, shorter than its %d-byte header",
+                                      "invalid simhash_idf binary value: %d bytes, shorter than its %d-byte header",
+                                      buf->len - buf->cursor, buf->len - buf->cursor, kHeaderBytes)));
     int version = pq_getmsgbyte(buf);
     int tokenizer = pq_getmsgbyte(buf);
     int ngram = pq_getmsgbyte(buf);
