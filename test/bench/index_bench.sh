@@ -46,7 +46,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
-source scripts/pg-env.sh
+source scripts/scratch-cluster.sh
 
 SIZES=("$@")
 [ ${#SIZES[@]} -eq 0 ] && SIZES=(1000000)
@@ -64,15 +64,24 @@ BUSY=${BENCH_BUSY:-0}
 
 # The runner's files (scripts, results, data for COPY) are in TMP, which
 # the cluster owner can pass through but not change; the cluster, its
-# socket and pgbench's logs are in PGD, the owner's.  Run as root, the
-# script writes nothing into PGD and reads from it only as the owner: the
-# owner could put a symlink there for root to follow (as helper-99 found in
-# the other scripts).
+# socket and pgbench's logs are in PGD, the scratch cluster's directory
+# (scripts/scratch-cluster.sh), the owner's.  Run as root, the script
+# writes nothing into PGD and reads from it only as the owner: the owner
+# could put a symlink there for root to follow (as helper-99 found in the
+# other scripts).
 TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX) || exit 1
 chmod 711 "$TMP"
-PGD="$TMP/pg"
-owned_dir "$PGD"
 SPINNERS=()
+cleanup() {
+    [ ${#SPINNERS[@]} -gt 0 ] && kill "${SPINNERS[@]}" 2>/dev/null
+    stop_scratch_cluster
+    rm -rf "$TMP"
+}
+trap cleanup EXIT
+SCRATCH_SETTINGS="-c shared_buffers=4GB -c maintenance_work_mem=$MWM -c max_parallel_maintenance_workers=0 \
+-c max_wal_size=8GB -c autovacuum=off -c jit=off -c synchronous_commit=$SYNC_COMMIT"
+start_scratch_cluster "$ROOT/.scratch/index_bench" || exit 1
+PGD=$SCRATCH_DIR
 if [ "$BUSY" = 1 ]; then
     for _ in $(seq "$(nproc)"); do
         nice -n 19 bash -c 'while :; do :; done' &
@@ -80,25 +89,7 @@ if [ "$BUSY" = 1 ]; then
     done
     echo "BENCH_BUSY=1: ${#SPINNERS[@]} nice-19 spinners keep the cores out of idle"
 fi
-cleanup() {
-    [ ${#SPINNERS[@]} -gt 0 ] && kill "${SPINNERS[@]}" 2>/dev/null
-    as_cluster_owner pg_ctl -D "$PGD/data" -m fast stop >/dev/null 2>&1; rm -rf "$TMP"
-}
-trap cleanup EXIT
-as_cluster_owner initdb -D "$PGD/data" --no-locale -E UTF8 >/dev/null || exit 1
-as_cluster_owner sh -c 'cat >> "$1"' sh "$PGD/data/postgresql.conf" <<CONF
-listen_addresses = ''
-unix_socket_directories = '$PGD'
-shared_buffers = 4GB
-maintenance_work_mem = $MWM
-max_parallel_maintenance_workers = 0
-max_wal_size = 8GB
-autovacuum = off
-jit = off
-synchronous_commit = $SYNC_COMMIT
-CONF
-as_cluster_owner pg_ctl -D "$PGD/data" -l "$PGD/log" -w start >/dev/null || { as_cluster_owner cat "$PGD/log"; exit 1; }
-psql_q() { (cd "$TMP" && as_cluster_owner psql -X -q -h "$PGD" -d postgres -v ON_ERROR_STOP=1 -At "$@"); }
+psql_q() { (cd "$TMP" && "${PSQL[@]}" -At "$@"); }
 now() { date +%s.%N; }
 secs() { echo "$1 $2" | awk '{printf "%.1f", $2 - $1}'; }
 mib() { psql_q -c "SELECT round(pg_relation_size('$1'::regclass) / 1048576.0, 1)"; }
@@ -110,7 +101,7 @@ latency() {  # latency SCRIPT TRANSACTIONS [WARMUP]
     local dir err warm=${3:-0}
     dir=$(as_cluster_owner mktemp -d "$PGD/pgb.XXXXXX")
     err=$(mktemp "$TMP/err.XXXXXX")
-    (cd "$dir" && as_cluster_owner $PIN_CLIENT pgbench -n -h "$PGD" -M prepared -f "$1" -t "$(($2 + warm))" -l postgres >/dev/null 2>"$err") ||
+    (cd "$dir" && as_cluster_owner $PIN_CLIENT pgbench -n -h "$PGD" -p "$SCRATCH_PORT" -M prepared -f "$1" -t "$(($2 + warm))" -l postgres >/dev/null 2>"$err") ||
         { cat "$err" >&2; rm -f "$err"; echo "- -"; return; }
     rm -f "$err"
     (cd "$dir" && as_cluster_owner sh -c 'cat pgbench_log.*') | tail -n "$2" | awk '{print $3}' | sort -n |
@@ -128,7 +119,7 @@ latency() {  # latency SCRIPT TRANSACTIONS [WARMUP]
 # processes keep every CPU.  The CPU is the last one this script may use.
 # taskset -p runs as the cluster owner, whose postmaster.pid names the
 # process: root would act on whatever pid the file holds (helper-104).
-PIN_CLIENT=
+PIN_CLIENT=  # what latency() runs pgbench under; one_cpu_latency sets it for its call
 one_cpu_latency() {  # one_cpu_latency SCRIPT TRANSACTIONS [WARMUP]
     local pm mask cpu out
     command -v taskset >/dev/null || { echo "- -"; return; }
@@ -136,9 +127,7 @@ one_cpu_latency() {  # one_cpu_latency SCRIPT TRANSACTIONS [WARMUP]
     pm=$(as_cluster_owner head -n 1 "$PGD/data/postmaster.pid")
     mask=$(as_cluster_owner taskset -p "$pm" | sed 's/.*: //')
     as_cluster_owner taskset -p -c "$cpu" "$pm" >/dev/null || { echo "- -"; return; }
-    PIN_CLIENT="taskset -c $cpu"
-    out=$(latency "$@")
-    PIN_CLIENT=
+    out=$(PIN_CLIENT="taskset -c $cpu" latency "$@")
     as_cluster_owner taskset -p "$mask" "$pm" >/dev/null
     echo "$out"
 }
@@ -156,7 +145,7 @@ SQL
     chmod a+r "$f"
     psql_q -c "CHECKPOINT" >/dev/null
     wal0=$(wal_bytes)
-    out=$(cd "$TMP" && as_cluster_owner pgbench -n -h "$PGD" -M prepared -f "$f" -T "$INS_SECS" postgres 2>/dev/null)
+    out=$(cd "$TMP" && as_cluster_owner pgbench -n -h "$PGD" -p "$SCRATCH_PORT" -M prepared -f "$f" -T "$INS_SECS" postgres 2>/dev/null)
     wal1=$(wal_bytes)
     tps=$(echo "$out" | sed -n 's/^tps = \([0-9.]*\).*/\1/p')
     echo "$out" | sed -n 's/^number of transactions actually processed: \([0-9]*\).*/\1/p' |
