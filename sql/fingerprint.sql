@@ -14,7 +14,8 @@ SELECT simhash('The quick brown fox jumps over the lazy dog'::text) AS fox,
 -- still reachable (README, "Choosing a threshold"): version 1's published
 -- vectors.  Since version 5 the mixed 2 features hold the function words,
 -- so it is their plain array; on kana and Han text without English it
--- equals 'mixed', 2.
+-- equals 'mixed', 2 up to 50 features (from 51, version 6 weighs repeated
+-- features up: rule 5).
 SELECT body, simhash(simhash_features(body, 'mixed', 2)) AS version_1
   FROM (VALUES ('The quick brown fox jumps over the lazy dog'), ('我爱北京天安门'), ('PostgreSQL 数据库 is fast 😀'),
                ('東京へ行きました')) v(body);
@@ -22,6 +23,11 @@ SELECT simhash(simhash_features(body, 'mixed', 2)) = simhash(body, 'mixed', 2) A
   FROM (VALUES ('東京へ行きました')) v(body);
 SELECT simhash('The quick brown fox jumps over the lazy dog', 'words', 2) AS words2,
        simhash('The quick brown fox jumps over the lazy dog', 'chars', 3) AS chars3;
+-- Version 6's vector: 300 features, 13 distinct, weighed tf^1.3 (rule 5);
+-- their plain array (one vote each) is version 5's fingerprint.
+SELECT simhash(string_agg('w' || (i % 10) * (i % 4), ' ' ORDER BY i)) AS ramp,
+       simhash(simhash_features(string_agg('w' || (i % 10) * (i % 4), ' ' ORDER BY i))) AS ramp_version_5
+  FROM generate_series(1, 300) i;
 -- varchar and char columns get their own overloads (a one-argument call named
 -- like the type would otherwise be read as a cast).
 SELECT simhash('Hello world'::varchar) = simhash('Hello world'::text) AS varchar_overload,
@@ -253,7 +259,41 @@ SELECT count(*) AS texts,
  WHERE NOT EXISTS (SELECT FROM (SELECT f, count(*) AS c FROM unnest(simhash_features(body)) f
                                  WHERE f IN (SELECT w FROM function_words) GROUP BY f) k
                    GROUP BY c HAVING c >= 2 AND count(*) >= 2);
-DROP TABLE function_words, drawn;
+DROP TABLE drawn;
+-- Version 6: in a text of 51 to 2,499 features other than function words
+-- (n), each of those features votes once with weight tf^e, where e rises
+-- linearly from 1 at n = 50 to 1.3 at n = 300 and falls back to 1 at n =
+-- 2,500 (README, "The algorithm", rule 5).  Checked as above, each
+-- occurrence voting tf^e / tf, over 400 drawn texts of 1 to 3,000 words,
+-- most of them in the ramp.  No text is left out here: in these
+-- texts no bit's votes cancel exactly, which would take every count's
+-- votes to cancel on their own (the weights of different counts are
+-- incommensurable).
+CREATE TEMP TABLE drawn AS
+  SELECT t, string_agg((ARRAY['the', 'Of', 'and', 'TO', 'in', 'is', 'yourselves', 'not', 'apple', 'river', 'stone',
+                              'cloud', 'paper', 'light', '北', '京', 'quiet', 'number'])[1 + (hashint4(t * 5000 + i) & 2147483647) % 18],
+                    ' ' ORDER BY i) AS body
+    FROM generate_series(1, 400) t, generate_series(1, 1 + (t * 7919) % 3000) i GROUP BY t;
+CREATE TEMP TABLE drawn_features AS
+  SELECT t, f, o, f IN (SELECT w FROM function_words) AS function_word,
+         count(*) OVER (PARTITION BY t, f)::float8 AS c,
+         count(*) FILTER (WHERE f NOT IN (SELECT w FROM function_words)) OVER (PARTITION BY t) AS n
+    FROM drawn, unnest(simhash_features(body)) WITH ORDINALITY x(f, o);
+SELECT count(DISTINCT t) FILTER (WHERE n > 50 AND n < 2500) AS in_ramp,
+       count(DISTINCT t) FILTER (WHERE n > 50 AND n < 2500 AND simhash(body) IS DISTINCT FROM
+         (SELECT simhash(array_agg(f ORDER BY o),
+                         array_agg(CASE WHEN function_word THEN sqrt(c) * sqrt(sqrt(c)) / c
+                                        ELSE power(c, 1 + '0.3'::float8 * CASE WHEN n < 300 THEN (n - 50)::float8 / 250
+                                                                              ELSE (2500 - n)::float8 / 2200 END) / c END
+                                   ORDER BY o))
+            FROM drawn_features x WHERE x.t = drawn.t)) AS differ,
+       count(DISTINCT t) FILTER (WHERE (n <= 50 OR n >= 2500) AND simhash(body) IS DISTINCT FROM
+         (SELECT simhash(array_agg(f ORDER BY o),
+                         array_agg(CASE WHEN function_word THEN sqrt(c) * sqrt(sqrt(c)) / c ELSE 1 END ORDER BY o))
+            FROM drawn_features x WHERE x.t = drawn.t)) AS differ_outside_ramp,
+       count(DISTINCT t) FILTER (WHERE n <= 50 OR n >= 2500) AS outside_ramp
+  FROM drawn JOIN (SELECT DISTINCT t, n FROM drawn_features) k USING (t);
+DROP TABLE function_words, drawn, drawn_features;
 
 -- Markup is text too: a tag on every line is a feature voting 300 times
 -- (rule 5), outvoting 300 words that vote once, so two unrelated pages

@@ -1,5 +1,6 @@
 #include "fingerprint.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cmath>
 #include <cstring>
@@ -44,11 +45,15 @@ static uint64_t signs(const Sum sums[64], uint64_t tie_break) noexcept {
     return fp;
 }
 
+void UnitVotes::sums(double out[64]) noexcept {
+    flush();
+    for (int i = 0; i < 64; ++i) out[i] = 2 * double(ones_[i]) - double(features_);
+}
+
 uint64_t UnitVotes::fingerprint(const FunctionWordTally& function_words) noexcept {
     if (function_words.occurrences() == 0) return fingerprint();
-    flush();
     double sums[64];
-    for (int i = 0; i < 64; ++i) sums[i] = 2 * double(ones_[i]) - double(features_);
+    this->sums(sums);
     uint64_t tie_break = tie_break_;
     function_words.vote(sums, &tie_break);
     return signs(sums, tie_break);
@@ -108,6 +113,11 @@ uint64_t IntegerVotes::fingerprint(const FunctionWordTally& function_words) cons
 }
 
 uint64_t IntegerVotes::fingerprint() const noexcept { return signs(sums_, tie_break_); }
+
+void IntegerVotes::add_to(double out[64], uint64_t* tie_break) const noexcept {
+    for (int i = 0; i < 64; ++i) out[i] += double(sums_[i]);
+    *tie_break += tie_break_;
+}
 
 // Neumaier's compensated summation: the running error of each sum is kept
 // apart, so small weights are not lost next to large ones and the sign of a
@@ -171,14 +181,14 @@ void RealVotes::merge(const RealVotes& other) noexcept {
     tie_break_ += other.tie_break_;
 }
 
+void RealVotes::sums(double out[64]) const noexcept {
+    for (int i = 0; i < 64; ++i) out[i] = sums_[i] + compensation_[i];
+}
+
 uint64_t RealVotes::fingerprint() const noexcept {
-    uint64_t fp = 0;
-    for (int i = 0; i < 64; ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        const double sum = sums_[i] + compensation_[i];
-        if (sum > 0.0 || (sum == 0.0 && (tie_break_ & bit))) fp |= bit;
-    }
-    return fp;
+    double sums[64];
+    this->sums(sums);
+    return signs(sums, tie_break_);
 }
 
 // The magnitudes are summed with compensation too: a plain sum kept DBL_MAX +
@@ -188,9 +198,47 @@ uint64_t RealVotes::fingerprint() const noexcept {
 // is not finite either, nor is their total.
 bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_ + magnitude_compensation_); }
 
+double term_frequency_exponent(uint64_t occurrences) noexcept {
+    if (occurrences <= kSuperLinearFrom || occurrences >= kSuperLinearTo) return 1.0;
+    const double rise = occurrences < kSuperLinearPeak
+                            ? double(occurrences - kSuperLinearFrom) / double(kSuperLinearPeak - kSuperLinearFrom)
+                            : double(kSuperLinearTo - occurrences) / double(kSuperLinearTo - kSuperLinearPeak);
+    return 1.0 + kSuperLinearMaxExtra * rise;
+}
+
+// Integer sums when every feature weighs its count (so version 5's
+// fingerprints stay to the bit); otherwise each distinct feature adds
+// tf^exponent, summed with compensation as weighted inputs are (in hash
+// order, though the order does not matter short of double-double
+// cancellation), and the tie-break word still counts every occurrence.
+uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
+    const uint64_t occurrences = votes_.features();
+    const double exponent = length_weighted_ ? term_frequency_exponent(occurrences) : 1.0;
+    if (exponent == 1.0 && also == nullptr) return votes_.fingerprint(function_words_);
+    double sums[64];
+    if (exponent == 1.0) {
+        votes_.sums(sums);
+    } else {
+        uint64_t* hashes = first_hashes_;  // every feature's: occurrences < kSuperLinearTo here
+        std::sort(hashes, hashes + occurrences);
+        RealVotes weighted;
+        for (uint64_t i = 0; i < occurrences;) {
+            uint64_t run = i + 1;
+            while (run < occurrences && hashes[run] == hashes[i]) ++run;
+            weighted.add(hashes[i], std::pow(double(run - i), exponent));
+            i = run;
+        }
+        weighted.sums(sums);
+    }
+    uint64_t tie_break = votes_.tie_break();
+    if (also != nullptr) also->add_to(sums, &tie_break);
+    function_words_.vote(sums, &tie_break);
+    return signs(sums, tie_break);
+}
+
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {
-    TextVotes votes;
+    TextVotes votes(kind);
     tokenize(text, length, kind, n, scratch,
              [&votes](const char* feature, size_t len, int function_word) { votes.add(feature, len, function_word); });
     uint64_t features = votes.features();

@@ -30,7 +30,7 @@ extern "C" Datum simhash_algorithm_version(PG_FUNCTION_ARGS) { PG_RETURN_INT32(s
 /* NULL when the text has fewer than min_features features (at least 1). */
 static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n,
                               int64 min_features = 1) {
-    simhash::TextVotes votes;
+    simhash::TextVotes votes(kind);
     for_each_text_feature(value, kind, n, [&votes](const char* feature, size_t length, int function_word) {
         votes.add(feature, length, function_word);
     });
@@ -102,6 +102,7 @@ static void text_elements(ArrayType* array, const char* what, Datum** elements, 
 
 // ereport(ERROR) and CHECK_FOR_INTERRUPTS() may longjmp over these frames' vote counters.
 static_assert(std::is_trivially_destructible<simhash::UnitVotes>::value, "UnitVotes must need no destructor");
+static_assert(std::is_trivially_destructible<simhash::TextVotes>::value, "TextVotes must need no destructor");
 static_assert(std::is_trivially_destructible<simhash::RealVotes>::value, "RealVotes must need no destructor");
 
 extern "C" Datum simhash_feature_array(PG_FUNCTION_ARGS) {

@@ -150,8 +150,8 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
                         errhint("CREATE TRIGGER ... EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', "
                                 "'min_features=20');")));
 
-    simhash::IntegerVotes votes;
-    simhash::FunctionWordTally function_words;
+    simhash::IntegerVotes tsvector_votes;
+    simhash::TextVotes text_votes(simhash::kDefaultTokenizer); /* the text columns, as one text */
     for (int i = 1; i <= nsources; ++i) {
         const char* name = trigger->tgargs[i];
         int attnum = column_number(rel, name);
@@ -172,21 +172,19 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
         Datum value = SPI_getbinval(tuple, RelationGetDescr(rel), attnum, &isnull);
         if (isnull) continue;
         if (kind == SourceKind::kTsvector) {
-            vote_tsvector(DatumGetTSVector(value), &votes);
+            vote_tsvector(DatumGetTSVector(value), &tsvector_votes);
             continue;
         }
-        /* the columns' function words are counted together, as in one text */
         for_each_text_feature(DatumGetTextPP(value), simhash::kDefaultTokenizer, simhash::kDefaultNgram,
                               [&](const char* feature, size_t length, int function_word) {
-                                  if (function_word >= 0) function_words.add(function_word);
-                                  else votes.add(simhash::feature_hash(feature, length), 1);
+                                  text_votes.add(feature, length, function_word);
                               });
     }
 
     /* the features simhash(text, ..., min_features) counts: occurrences, function words included */
-    uint64 features = votes.features() + function_words.occurrences();
+    uint64 features = tsvector_votes.features() + text_votes.features();
     bool fingerprint_null = features < (uint64) min_features; /* at least 1 */
-    Datum fingerprint = fingerprint_null ? (Datum) 0 : SimhashGetDatum(votes.fingerprint(function_words));
+    Datum fingerprint = fingerprint_null ? (Datum) 0 : SimhashGetDatum(text_votes.fingerprint(&tsvector_votes));
     /* A domain target keeps its constraints, as an assignment in SQL would. */
     Oid target_type = TupleDescAttr(RelationGetDescr(rel), target - 1)->atttypid;
     if (target_type != getBaseType(target_type))

@@ -65,6 +65,9 @@ TEST(Fingerprint, PublishedTestVectors) {
     EXPECT_EQ(fingerprint("Hello").fingerprint, 0x9555e8555c62dcfdULL);
     EXPECT_EQ(fingerprint(fox, TokenizerKind::kWords, 2).fingerprint, 0x92bf9c0a4e25b7c6ULL);
     EXPECT_EQ(fingerprint(fox, TokenizerKind::kChars, 3).fingerprint, 0x8a3fc5745ddb35fdULL);
+    std::string ramp;  // string_agg('w' || (i % 10) * (i % 4), ' ') over i = 1..300
+    for (int i = 1; i <= 300; ++i) ramp += (i > 1 ? " w" : "w") + std::to_string((i % 10) * (i % 4));
+    EXPECT_EQ(fingerprint(ramp).fingerprint, 0x24883c9cd34fccafULL);
 }
 
 // English function words vote once per text with weight count^0.75: four
@@ -85,30 +88,62 @@ TEST(Fingerprint, FunctionWordsWeighCountToTheThreeQuarters) {
     EXPECT_NEAR(simhash::FunctionWordTally::weight(3), 2.2795070569547775, 1e-15);
 }
 
+// Version 6's exponent: 1 up to 50 features, 1.3 at 300, 1 from 2,500 on,
+// linear in between.
+TEST(Fingerprint, TermFrequencyExponentRisesAndFallsWithLength) {
+    EXPECT_EQ(simhash::term_frequency_exponent(0), 1.0);
+    EXPECT_EQ(simhash::term_frequency_exponent(50), 1.0);
+    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(51), 1.0 + 0.3 / 250);
+    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(175), 1.15);
+    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(300), 1.3);
+    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(1400), 1.15);
+    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(2499), 1.0 + 0.3 / 2200);
+    EXPECT_EQ(simhash::term_frequency_exponent(2500), 1.0);
+    EXPECT_EQ(simhash::term_frequency_exponent(1000000), 1.0);
+}
+
+// A text of words random words from a small vocabulary, with a random
+// English function word after about half of them when function_words.
+static std::string random_words(std::mt19937_64& rng, int words, bool function_words = true) {
+    static const char* content[] = {"window", "apple", "river", "stone", "cloud",  "paper",
+                                    "light",      "green", "north", "silver", "quiet", "number"};
+    static const char* function[] = {"THE", "of", "and", "to", "in", "is"};
+    std::string text;
+    for (int w = 0; w < words; ++w) {
+        text += content[rng() % 12];
+        text += " ";
+        if (function_words && rng() % 2) text += std::string(function[rng() % 6]) + " ";
+    }
+    return text;
+}
+
 // Each bit is the sign of the sum over distinct features of +-weight: the
-// count for other features, count^0.75 for function words; checked on random
-// texts over a vocabulary with function words in it, wherever no sum is
-// within rounding of 0 (a tie, which the tie-break word decides).
-TEST(Fingerprint, FunctionWordTallyIsTheWeightedSum) {
+// count to the power term_frequency_exponent(occurrences of features other
+// than function words) for those, count^0.75 for function words; checked on
+// random texts of every length up to 3,000 words, over a vocabulary with
+// function words in it, wherever no sum is within rounding of 0 (a tie,
+// which the tie-break word decides).
+TEST(Fingerprint, BitsAreSignsOfTheWeightedSums) {
     std::mt19937_64 rng(5);
-    const char* vocabulary[] = {"the", "of", "and", "to", "in", "is", "yourselves", "apple", "river", "stone",
-                                "cloud", "paper", "light", "green", "north", "silver", "quiet", "number"};
-    int checked = 0;
-    for (int trial = 0; trial < 300; ++trial) {
-        std::string text;
-        int words = 1 + int(rng() % 200);
-        for (int w = 0; w < words; ++w) text += std::string(vocabulary[rng() % 18]) + (rng() % 2 ? " " : " THE ");
+    int checked = 0, super_linear = 0;
+    for (int trial = 0; trial < 400; ++trial) {
+        const int words = 1 + int(rng() % (trial % 2 ? 3000 : 400));
+        const std::string text = random_words(rng, words);
         std::map<std::string, std::pair<int, int>> counts;  // feature -> (count, function word index)
+        uint64_t occurrences = 0;
         std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
         simhash::tokenize(text.data(), text.size(), TokenizerKind::kMixed, 1, scratch.data(),
                           [&](const char* f, size_t len, int index) {
                               auto& entry = counts[std::string(f, len)];
                               entry.first++;
                               entry.second = index;
+                              if (index < 0) ++occurrences;
                           });
+        const double exponent = simhash::term_frequency_exponent(occurrences);
         double sums[64] = {};
         for (const auto& [f, entry] : counts) {
-            const double w = entry.second >= 0 ? simhash::FunctionWordTally::weight(entry.first) : entry.first;
+            const double w = entry.second >= 0 ? simhash::FunctionWordTally::weight(entry.first)
+                                               : std::pow(double(entry.first), exponent);
             for (int i = 0; i < 64; ++i) sums[i] += ((hash(f) >> i) & 1) ? w : -w;
         }
         uint64_t expected = 0;
@@ -120,8 +155,79 @@ TEST(Fingerprint, FunctionWordTallyIsTheWeightedSum) {
         if (tie) continue;
         EXPECT_EQ(fingerprint(text).fingerprint, expected) << text;
         ++checked;
+        super_linear += exponent > 1.0;
     }
-    EXPECT_GT(checked, 200);  // the sample really exercises the weights
+    EXPECT_GT(checked, 300);       // the sample really exercises the weights
+    EXPECT_GT(super_linear, 150);  // and the ramp
+}
+
+// The exponent is a power of the count: a word twice weighs 2^1.3 = 2.46 at
+// 300 features, so it outvotes two other words that agree (2) where at
+// version 5's weight it tied with them.  Checked on one bit chosen so.
+TEST(Fingerprint, RepeatedWordsOutweighTheirCountInTheRamp) {
+    // 296 distinct filler words, then "x x y z": 300 features in all.
+    std::string filler;
+    for (int i = 0; i < 296; ++i) filler += "w" + std::to_string(i) + " ";
+    const uint64_t x = hash("x"), y = hash("y"), z = hash("z");
+    simhash::RealVotes reference;
+    for (int i = 0; i < 296; ++i) reference.add(hash("w" + std::to_string(i)), 1.0);
+    reference.add(x, std::pow(2.0, 1.3));
+    reference.add(y, 1.0);
+    reference.add(z, 1.0);
+    EXPECT_EQ(fingerprint(filler + "x x y z").fingerprint, reference.fingerprint());
+    simhash::RealVotes plain = reference;
+    plain.add(x, 2.0 - std::pow(2.0, 1.3));  // the same votes at version 5's weight
+    EXPECT_NE(fingerprint(filler + "x x y z").fingerprint, plain.fingerprint());
+}
+
+// Up to 50 and from 2,500 features other than function words, a mixed text
+// weighs each occurrence 1 as version 5 did, ties included: the fingerprint
+// is the integer votes' (UnitVotes) with the function words added.
+TEST(Fingerprint, PlainCountsOutsideTheRamp) {
+    std::mt19937_64 rng(11);
+    for (const int words : {1, 2, 7, 50, 2500, 2501, 4000}) {
+        for (int trial = 0; trial < 20; ++trial) {
+            const std::string text = random_words(rng, words, trial % 2);
+            simhash::UnitVotes unit;
+            simhash::FunctionWordTally function_words;
+            std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
+            simhash::tokenize(text.data(), text.size(), TokenizerKind::kMixed, 1, scratch.data(),
+                              [&](const char* f, size_t len, int index) {
+                                  if (index >= 0) function_words.add(index);
+                                  else unit.add(hash(std::string(f, len)));
+                              });
+            ASSERT_EQ(unit.features(), uint64_t(words));
+            EXPECT_EQ(fingerprint(text).fingerprint, unit.fingerprint(function_words)) << words;
+        }
+    }
+}
+
+// Only the mixed tokenizer weighs by length: "words" and "chars" count each
+// occurrence once at any length, as the textbook algorithm does.
+TEST(Fingerprint, WordsAndCharsTokenizersCountOccurrences) {
+    std::mt19937_64 rng(13);
+    for (int trial = 0; trial < 20; ++trial) {
+        const std::string text = random_words(rng, 60 + int(rng() % 900));
+        for (const TokenizerKind kind : {TokenizerKind::kWords, TokenizerKind::kChars}) {
+            simhash::UnitVotes unit;
+            for (const std::string& f : features_of(text, kind, 1)) unit.add(hash(f));
+            EXPECT_EQ(fingerprint(text, kind, 1).fingerprint, unit.fingerprint());
+        }
+    }
+}
+
+// The weights depend on the counts, not on the order of the words.
+TEST(Fingerprint, WordOrderDoesNotMatterInTheRamp) {
+    std::mt19937_64 rng(17);
+    for (int trial = 0; trial < 50; ++trial) {
+        const int words = 51 + int(rng() % 2449);
+        std::string text = random_words(rng, words);
+        std::vector<std::string> split = features_of(text, TokenizerKind::kWords, 1);
+        std::shuffle(split.begin(), split.end(), rng);
+        std::string shuffled;
+        for (const std::string& w : split) shuffled += w + " ";
+        EXPECT_EQ(fingerprint(text).fingerprint, fingerprint(shuffled).fingerprint) << words;
+    }
 }
 
 TEST(Fingerprint, VoteCountersAgree) {
