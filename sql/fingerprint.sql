@@ -23,8 +23,8 @@ SELECT simhash(simhash_features(body, 'mixed', 2)) = simhash(body, 'mixed', 2) A
   FROM (VALUES ('東京へ行きました')) v(body);
 SELECT simhash('The quick brown fox jumps over the lazy dog', 'words', 2) AS words2,
        simhash('The quick brown fox jumps over the lazy dog', 'chars', 3) AS chars3;
--- Version 6's vector: 300 features, 13 distinct, weighed tf^1.3 (rule 5);
--- their plain array (one vote each) is version 5's fingerprint.
+-- Version 6's vector: 300 features, 13 distinct, weighed tf * min(tf, 8)^0.35
+-- (rule 5); their plain array (one vote each) is version 5's fingerprint.
 SELECT simhash(string_agg('w' || (i % 10) * (i % 4), ' ' ORDER BY i)) AS ramp,
        simhash(simhash_features(string_agg('w' || (i % 10) * (i % 4), ' ' ORDER BY i))) AS ramp_version_5
   FROM generate_series(1, 300) i;
@@ -261,10 +261,11 @@ SELECT count(*) AS texts,
                    GROUP BY c HAVING c >= 2 AND count(*) >= 2);
 DROP TABLE drawn;
 -- Version 6: in a text of 51 to 2,499 features other than function words
--- (n), each of those features votes once with weight tf^e, where e rises
--- linearly from 1 at n = 50 to 1.3 at n = 300 and falls back to 1 at n =
--- 2,500 (README, "The algorithm", rule 5).  Checked as above, each
--- occurrence voting tf^e / tf, over 400 drawn texts of 1 to 3,000 words,
+-- (n), each of those features votes once with weight tf * min(tf, 8)^x,
+-- where x rises linearly from 0 at n = 50 to 0.35 at n = 300 and falls back
+-- to 0 at n = 2,500 (README, "The algorithm", rule 5).  Checked as above,
+-- each occurrence voting that weight / tf, over 400 drawn texts of 1 to
+-- 3,000 words,
 -- most of them in the ramp.  No text is left out here: in these
 -- texts no bit's votes cancel exactly, which would take every count's
 -- votes to cancel on their own (the weights of different counts are
@@ -283,8 +284,8 @@ SELECT count(DISTINCT t) FILTER (WHERE n > 50 AND n < 2500) AS in_ramp,
        count(DISTINCT t) FILTER (WHERE n > 50 AND n < 2500 AND simhash(body) IS DISTINCT FROM
          (SELECT simhash(array_agg(f ORDER BY o),
                          array_agg(CASE WHEN function_word THEN sqrt(c) * sqrt(sqrt(c)) / c
-                                        ELSE power(c, 1 + '0.3'::float8 * CASE WHEN n < 300 THEN (n - 50)::float8 / 250
-                                                                              ELSE (2500 - n)::float8 / 2200 END) / c END
+                                        ELSE c * power(least(c, 8), '0.35'::float8 * CASE WHEN n < 300 THEN (n - 50)::float8 / 250
+                                                                                     ELSE (2500 - n)::float8 / 2200 END) / c END
                                    ORDER BY o))
             FROM drawn_features x WHERE x.t = drawn.t)) AS differ,
        count(DISTINCT t) FILTER (WHERE (n <= 50 OR n >= 2500) AND simhash(body) IS DISTINCT FROM

@@ -39,26 +39,27 @@ SELECT fp = simhash(concat_ws(' ', title, body)) AS concat_equivalent, fp IS NUL
 SELECT fp = simhash('x'::text) AS x_outvotes_the_over_both FROM pages WHERE title = 'the the x';
 -- The features of all the text sources set the weights of version 6 (rule
 -- 5): a title of "apple" 12 times and a body of 288 other words are one
--- text of 300 features, in which "apple" weighs 12^1.3 = 25.3, not two
+-- text of 300 features, in which "apple" weighs 12 * 8^0.35 = 24.4, not two
 -- texts, where it would weigh 12 (the title alone has too few features for
--- the exponent).
-CREATE FUNCTION pg_temp.exponent(n bigint) RETURNS float8 LANGUAGE sql
-RETURN CASE WHEN n <= 50 OR n >= 2500 THEN 1
-            ELSE 1 + '0.3'::float8 * CASE WHEN n < 300 THEN (n - 50)::float8 / 250 ELSE (2500 - n)::float8 / 2200 END END;
+-- the boost).
+CREATE FUNCTION pg_temp.weight(c float8, n bigint) RETURNS float8 LANGUAGE sql
+RETURN c * power(least(c, 8), CASE WHEN n <= 50 OR n >= 2500 THEN 0
+                                   ELSE '0.35'::float8 * CASE WHEN n < 300 THEN (n - 50)::float8 / 250
+                                                              ELSE (2500 - n)::float8 / 2200 END END);
 INSERT INTO pages (title, body)
   SELECT repeat('apple ', 12), string_agg('w' || i, ' ') FROM generate_series(1, 288) i;
 SELECT fp = simhash(concat_ws(' ', title, body)) AS long_concat_equivalent,
-       fp = (SELECT simhash(array_agg(f), array_agg(power(c, pg_temp.exponent(300))))
+       fp = (SELECT simhash(array_agg(f), array_agg(pg_temp.weight(c, 300)))
                FROM (SELECT f, count(*)::float8 AS c FROM unnest(simhash_features(title) || simhash_features(body)) f GROUP BY f) w)
          AS one_text_of_300,
        fp <> (SELECT simhash(array_agg(f), array_agg(w))
-                FROM (SELECT f, power(count(*), pg_temp.exponent(12)) AS w FROM unnest(simhash_features(title)) f GROUP BY f
+                FROM (SELECT f, pg_temp.weight(count(*), 12) AS w FROM unnest(simhash_features(title)) f GROUP BY f
                       UNION ALL
-                      SELECT f, power(count(*), pg_temp.exponent(288)) FROM unnest(simhash_features(body)) f GROUP BY f) w)
+                      SELECT f, pg_temp.weight(count(*), 288) FROM unnest(simhash_features(body)) f GROUP BY f) w)
          AS not_column_by_column
   FROM pages WHERE title LIKE 'apple%';
 -- Text and tsvector sources: the text's features weigh as in rule 5 (their
--- own count sets the exponent), a tsvector's lexemes as simhash(tsvector)'s.
+-- own count sets the boost), a tsvector's lexemes as simhash(tsvector)'s.
 CREATE TABLE mixed_sources (body text, tags tsvector, fp simhash);
 CREATE TRIGGER mixed_sources_fp BEFORE INSERT ON mixed_sources
   FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'tags');
@@ -66,7 +67,7 @@ INSERT INTO mixed_sources (body, tags)
   SELECT string_agg((ARRAY['apple', 'river', 'stone', 'cloud', 'paper'])[1 + (hashint4(i) & 2147483647) % 5], ' '),
          to_tsvector('simple', 'alpha beta beta gamma')
     FROM generate_series(1, 200) i;
-SELECT fp = (SELECT simhash(array_agg(f) || '{alpha,beta,gamma}'::text[], array_agg(power(c, pg_temp.exponent(200))) || '{1,2,1}'::float8[])
+SELECT fp = (SELECT simhash(array_agg(f) || '{alpha,beta,gamma}'::text[], array_agg(pg_temp.weight(c, 200)) || '{1,2,1}'::float8[])
                FROM (SELECT f, count(*)::float8 AS c FROM unnest(simhash_features(body)) f GROUP BY f) w) AS text_weighted_tags_counted
   FROM mixed_sources;
 DROP TABLE mixed_sources;

@@ -198,38 +198,72 @@ uint64_t RealVotes::fingerprint() const noexcept {
 // is not finite either, nor is their total.
 bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_ + magnitude_compensation_); }
 
-double term_frequency_exponent(uint64_t occurrences) noexcept {
-    if (occurrences <= kSuperLinearFrom || occurrences >= kSuperLinearTo) return 1.0;
-    const double rise = occurrences < kSuperLinearPeak
-                            ? double(occurrences - kSuperLinearFrom) / double(kSuperLinearPeak - kSuperLinearFrom)
-                            : double(kSuperLinearTo - occurrences) / double(kSuperLinearTo - kSuperLinearPeak);
-    return 1.0 + kSuperLinearMaxExtra * rise;
+double repeat_boost_exponent(uint64_t occurrences) noexcept {
+    if (occurrences <= kBoostFrom || occurrences >= kBoostTo) return 0.0;
+    const double rise = occurrences < kBoostPeak ? double(occurrences - kBoostFrom) / double(kBoostPeak - kBoostFrom)
+                                                 : double(kBoostTo - occurrences) / double(kBoostTo - kBoostPeak);
+    return kBoostMaxExponent * rise;
+}
+
+double boosted_weight(uint64_t tf, double exponent) noexcept {
+    return double(tf) * std::pow(double(std::min(tf, kBoostCountCap)), exponent);
+}
+
+// boosted_weight(tf) - tf for each count tf >= 2 of the repeated features,
+// added in increasing tf to the integer sums of the plain votes: each bit's
+// sum is then that of the boosted weights, with every rounding after the
+// exact integer tallies, so votes that cancel exactly still tie.  Counting
+// by a hash table rather than sorting the hashes: a sort made texts in the
+// ramp cost twice as much as the others (helper-107).
+namespace {
+struct Repeated {
+    uint64_t count;
+    uint64_t hash;
+};
+}  // namespace
+
+static void add_repeated_features(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
+    constexpr size_t kMaxSlots = 4096;  // a power of two above kBoostTo / 0.65
+    static_assert(kMaxSlots * 13 / 20 >= kBoostTo, "the table's load stays under 0.65");
+    size_t slots = 64;
+    while (slots < kMaxSlots && slots * 13 / 20 < n) slots *= 2;
+    uint64_t keys[kMaxSlots];
+    uint32_t counts[kMaxSlots];
+    std::memset(counts, 0, slots * sizeof counts[0]);
+    for (uint64_t i = 0; i < n; ++i) {
+        size_t slot = size_t(hashes[i]) & (slots - 1);
+        while (counts[slot] != 0 && keys[slot] != hashes[i]) slot = (slot + 1) & (slots - 1);
+        keys[slot] = hashes[i];
+        ++counts[slot];
+    }
+    Repeated repeated[kBoostTo / 2];
+    size_t nrepeated = 0;
+    for (size_t slot = 0; slot < slots; ++slot)
+        if (counts[slot] >= 2) repeated[nrepeated++] = {counts[slot], keys[slot]};
+    std::sort(repeated, repeated + nrepeated,
+              [](const Repeated& a, const Repeated& b) { return a.count < b.count; });
+    for (size_t i = 0; i < nrepeated;) {
+        const uint64_t tf = repeated[i].count;
+        UnitVotes group;  // the integer tally of the features occurring tf times
+        for (; i < nrepeated && repeated[i].count == tf; ++i) group.add(repeated[i].hash);
+        double tally[64];
+        group.sums(tally);
+        const double extra = boosted_weight(tf, exponent) - double(tf);
+        for (int b = 0; b < 64; ++b) sums[b] += extra * tally[b];
+    }
 }
 
 // Integer sums when every feature weighs its count (so version 5's
-// fingerprints stay to the bit); otherwise each distinct feature adds
-// tf^exponent, summed with compensation as weighted inputs are (in hash
-// order, though the order does not matter short of double-double
-// cancellation), and the tie-break word still counts every occurrence.
+// fingerprints stay to the bit); otherwise the repeated features' extra
+// weight is added to them; the tie-break word counts every occurrence.
 uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
     const uint64_t occurrences = votes_.features();
-    const double exponent = length_weighted_ ? term_frequency_exponent(occurrences) : 1.0;
-    if (exponent == 1.0 && also == nullptr) return votes_.fingerprint(function_words_);
+    const double exponent = length_weighted_ ? repeat_boost_exponent(occurrences) : 0.0;
+    if (exponent == 0.0 && also == nullptr) return votes_.fingerprint(function_words_);
     double sums[64];
-    if (exponent == 1.0) {
-        votes_.sums(sums);
-    } else {
-        uint64_t* hashes = first_hashes_;  // every feature's: occurrences < kSuperLinearTo here
-        std::sort(hashes, hashes + occurrences);
-        RealVotes weighted;
-        for (uint64_t i = 0; i < occurrences;) {
-            uint64_t run = i + 1;
-            while (run < occurrences && hashes[run] == hashes[i]) ++run;
-            weighted.add(hashes[i], std::pow(double(run - i), exponent));
-            i = run;
-        }
-        weighted.sums(sums);
-    }
+    votes_.sums(sums);
+    // first_hashes_ holds every feature's hash when the exponent is not 0: occurrences < kBoostTo
+    if (exponent != 0.0) add_repeated_features(first_hashes_, occurrences, exponent, sums);
     uint64_t tie_break = votes_.tie_break();
     if (also != nullptr) also->add_to(sums, &tie_break);
     function_words_.vote(sums, &tie_break);

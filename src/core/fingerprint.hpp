@@ -29,8 +29,8 @@ namespace simhash {
 // separate instead of joining words.  Version 5 takes English function
 // words back into the mixed tokenizer, each voting once per text with
 // weight count^0.75 in simhash(text) (FunctionWordTally).  Version 6
-// weighs the other features of a mixed text of 51 to 2,499 of them by a
-// power of their count above 1 (term_frequency_exponent).
+// weighs the repeated features of a mixed text of 51 to 2,499 others above
+// their count (repeat_boost_exponent).
 constexpr int kAlgorithmVersion = 6;
 
 // What simhash(text) uses: words, English function words weighed down, and
@@ -47,10 +47,11 @@ constexpr uint64_t tie_mix(uint64_t hash) noexcept {
     return hash ^ (hash >> 31);
 }
 
-// How a feature that occurs tf times in a mixed text weighs: tf to this
-// power, where occurrences counts the text's features other than English
-// function words.  1 (plain term frequency) up to 50 occurrences, rising
-// linearly to 1.3 at 300, falling linearly back to 1 at 2,500 and beyond.
+// How a feature that occurs tf times in a mixed text weighs:
+// tf * min(tf, kBoostCountCap)^x, where x = repeat_boost_exponent(n) and n
+// counts the text's features other than English function words.  x is 0
+// (plain term frequency) up to 50 features, rises linearly to 0.35 at 300
+// and falls linearly back to 0 at 2,500 and beyond.
 //
 // Why: in a text of a few hundred features most features occur once, and
 // every edit moves several of the 64 sums, which sit close to 0; weighing
@@ -61,13 +62,19 @@ constexpr uint64_t tie_mix(uint64_t hash) noexcept {
 // would pull them together (tf^1.2 everywhere put unrelated Chinese pages of
 // 1,600 to 10,000 characters within 3); they need no help (0.98 and more).
 // Titles and one-liners keep the count too: with one word in a few repeated,
-// that word would decide the fingerprint.  At the ends of the ramp the rule
-// is version 5's, to the bit.
-constexpr uint64_t kSuperLinearFrom = 50;
-constexpr uint64_t kSuperLinearPeak = 300;
-constexpr uint64_t kSuperLinearTo = 2500;
-constexpr double kSuperLinearMaxExtra = 0.3;
-double term_frequency_exponent(uint64_t occurrences) noexcept;
+// that word would decide the fingerprint.  The boost stops growing at 8
+// occurrences: without the cap a short text's topic word ("savepoint" in a
+// SAVEPOINT reference page), or a tag on every line, decided its
+// fingerprint alone (6 unrelated pairs of Debian manual sections within 3,
+// none with it).  Where x is 0 the rule is version 5's, to the bit.
+constexpr uint64_t kBoostFrom = 50;
+constexpr uint64_t kBoostPeak = 300;
+constexpr uint64_t kBoostTo = 2500;
+constexpr double kBoostMaxExponent = 0.35;
+constexpr uint64_t kBoostCountCap = 8;
+double repeat_boost_exponent(uint64_t occurrences) noexcept;
+// tf * min(tf, kBoostCountCap)^exponent, in double precision with C's pow.
+double boosted_weight(uint64_t tf, double exponent) noexcept;
 
 namespace detail {
 // entry[b] has byte k set to bit k of b: adding it counts eight bits at once.
@@ -199,9 +206,9 @@ private:
 
 // The votes of a text's features as simhash(text) counts them: each
 // occurrence one vote, English function words (the tokenizer names them) in
-// a FunctionWordTally; in a mixed text of kSuperLinearFrom to kSuperLinearTo
-// features, each other feature votes once with weight
-// tf^term_frequency_exponent() instead.  Trivially destructible (an ereport
+// a FunctionWordTally; in a mixed text of more than kBoostFrom and fewer
+// than kBoostTo other features, each of them votes once with weight
+// boosted_weight(tf, repeat_boost_exponent()) instead.  Trivially destructible (an ereport
 // may longjmp over it), so the hashes it keeps are an array.
 class TextVotes {
 public:
@@ -213,7 +220,7 @@ public:
             return;
         }
         const uint64_t hash = feature_hash(feature, length);
-        if (votes_.features() < kSuperLinearTo) first_hashes_[votes_.features()] = hash;
+        if (votes_.features() < kBoostTo) first_hashes_[votes_.features()] = hash;
         votes_.add(hash);
     }
     uint64_t features() const noexcept { return votes_.features() + function_words_.occurrences(); }
@@ -225,9 +232,9 @@ private:
     UnitVotes votes_;
     FunctionWordTally function_words_;
     bool length_weighted_;
-    // The hashes of the first kSuperLinearTo features other than function
+    // The hashes of the first kBoostTo features other than function
     // words, which is every one whenever their weights are not their counts.
-    uint64_t first_hashes_[kSuperLinearTo];
+    uint64_t first_hashes_[kBoostTo];
 };
 
 struct TextFingerprint {

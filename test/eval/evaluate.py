@@ -47,9 +47,20 @@ IDF_TOKENIZERS = [("mixed", 1), ("mixed", 2), ("chars", 1), ("chars", 3)]
 # (function words among them since version 5) with one vote each.
 V1_DEFAULT = "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body, 'mixed', 2)) f)"
 
-# The English function words simhash(text) weighs count^0.75 (table eval_function_words, read
-# from src/core/stop_words.cpp), for the methods that re-weigh its features.
+# The weights of simhash(text)'s features up to version 5, for the methods that re-weigh them:
+# the count, and count^0.75 for the English function words (table eval_function_words, read from
+# src/core/stop_words.cpp); version 6 raises the count to a power in texts of 51 to 2,499 features.
 DEFAULT_WEIGHT = "CASE WHEN f IN (SELECT w FROM eval_function_words) THEN sqrt(tf) * sqrt(sqrt(tf)) ELSE tf END"
+# Algorithm version 5's default: the same features, every occurrence voting 1 at any length. Up to 50
+# and from 2,500 features other than function words that is simhash(text) itself (version 6 weighs
+# only those in between); in between, each occurrence votes 1, or c^0.75 / c for a function word
+# occurring c times, so that the tie-break word counts occurrences as version 5's did (ties are rare
+# there; below 51 features the split weights would round ties away, helper-109).
+V5_DEFAULT = ("(SELECT CASE WHEN count(*) FILTER (WHERE NOT fw) <= 50 OR count(*) FILTER (WHERE NOT fw) >= 2500 "
+              "THEN simhash(body) ELSE simhash(array_agg(f ORDER BY o), array_agg(CASE WHEN fw "
+              "THEN sqrt(c) * sqrt(sqrt(c)) / c ELSE 1 END ORDER BY o)) END "
+              "FROM (SELECT f, o, f IN (SELECT w FROM eval_function_words) AS fw, count(*) OVER (PARTITION BY f)::float8 AS c "
+              "FROM unnest(simhash_features(body)) WITH ORDINALITY x(f, o)) u)")
 STOP_WORDS_CPP = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../src/core/stop_words.cpp")
 
 
@@ -61,6 +72,7 @@ def function_words():
 # Methods: name -> SQL expression of the text column `body`.
 METHODS = collections.OrderedDict([
     ("simhash(text)", "simhash(body)"),
+    ("version 5 default", V5_DEFAULT),
     # Algorithm version 4's default: the same features without the English function words.
     ("version 4 default", "(SELECT simhash(array_agg(f)) FROM unnest(simhash_features(body)) f "
                           "WHERE f NOT IN (SELECT w FROM eval_function_words))"),

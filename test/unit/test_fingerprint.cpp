@@ -67,7 +67,7 @@ TEST(Fingerprint, PublishedTestVectors) {
     EXPECT_EQ(fingerprint(fox, TokenizerKind::kChars, 3).fingerprint, 0x8a3fc5745ddb35fdULL);
     std::string ramp;  // string_agg('w' || (i % 10) * (i % 4), ' ') over i = 1..300
     for (int i = 1; i <= 300; ++i) ramp += (i > 1 ? " w" : "w") + std::to_string((i % 10) * (i % 4));
-    EXPECT_EQ(fingerprint(ramp).fingerprint, 0x24883c9cd34fccafULL);
+    EXPECT_EQ(fingerprint(ramp).fingerprint, 0x24883cd4d34fccafULL);
 }
 
 // English function words vote once per text with weight count^0.75: four
@@ -88,18 +88,23 @@ TEST(Fingerprint, FunctionWordsWeighCountToTheThreeQuarters) {
     EXPECT_NEAR(simhash::FunctionWordTally::weight(3), 2.2795070569547775, 1e-15);
 }
 
-// Version 6's exponent: 1 up to 50 features, 1.3 at 300, 1 from 2,500 on,
-// linear in between.
-TEST(Fingerprint, TermFrequencyExponentRisesAndFallsWithLength) {
-    EXPECT_EQ(simhash::term_frequency_exponent(0), 1.0);
-    EXPECT_EQ(simhash::term_frequency_exponent(50), 1.0);
-    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(51), 1.0 + 0.3 / 250);
-    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(175), 1.15);
-    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(300), 1.3);
-    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(1400), 1.15);
-    EXPECT_DOUBLE_EQ(simhash::term_frequency_exponent(2499), 1.0 + 0.3 / 2200);
-    EXPECT_EQ(simhash::term_frequency_exponent(2500), 1.0);
-    EXPECT_EQ(simhash::term_frequency_exponent(1000000), 1.0);
+// Version 6's boost: exponent 0 up to 50 features, 0.35 at 300, 0 from
+// 2,500 on, linear in between; the count it raises stops at 8.
+TEST(Fingerprint, RepeatBoostRisesAndFallsWithLength) {
+    EXPECT_EQ(simhash::repeat_boost_exponent(0), 0.0);
+    EXPECT_EQ(simhash::repeat_boost_exponent(50), 0.0);
+    EXPECT_DOUBLE_EQ(simhash::repeat_boost_exponent(51), 0.35 / 250);
+    EXPECT_DOUBLE_EQ(simhash::repeat_boost_exponent(175), 0.175);
+    EXPECT_DOUBLE_EQ(simhash::repeat_boost_exponent(300), 0.35);
+    EXPECT_DOUBLE_EQ(simhash::repeat_boost_exponent(1400), 0.175);
+    EXPECT_DOUBLE_EQ(simhash::repeat_boost_exponent(2499), 0.35 / 2200);
+    EXPECT_EQ(simhash::repeat_boost_exponent(2500), 0.0);
+    EXPECT_EQ(simhash::repeat_boost_exponent(1000000), 0.0);
+    EXPECT_EQ(simhash::boosted_weight(1, 0.35), 1.0);
+    EXPECT_DOUBLE_EQ(simhash::boosted_weight(2, 0.35), 2 * std::pow(2.0, 0.35));
+    EXPECT_DOUBLE_EQ(simhash::boosted_weight(8, 0.35), std::pow(8.0, 1.35));
+    EXPECT_DOUBLE_EQ(simhash::boosted_weight(40, 0.35), 40 * std::pow(8.0, 0.35));  // capped: not 40^1.35
+    EXPECT_EQ(simhash::boosted_weight(40, 0.0), 40.0);
 }
 
 // A text of words random words from a small vocabulary, with a random
@@ -117,9 +122,9 @@ static std::string random_words(std::mt19937_64& rng, int words, bool function_w
     return text;
 }
 
-// Each bit is the sign of the sum over distinct features of +-weight: the
-// count to the power term_frequency_exponent(occurrences of features other
-// than function words) for those, count^0.75 for function words; checked on
+// Each bit is the sign of the sum over distinct features of +-weight:
+// boosted_weight(count, repeat_boost_exponent(occurrences of features other
+// than function words)) for those, count^0.75 for function words; checked on
 // random texts of every length up to 3,000 words, over a vocabulary with
 // function words in it, wherever no sum is within rounding of 0 (a tie,
 // which the tie-break word decides).
@@ -139,11 +144,11 @@ TEST(Fingerprint, BitsAreSignsOfTheWeightedSums) {
                               entry.second = index;
                               if (index < 0) ++occurrences;
                           });
-        const double exponent = simhash::term_frequency_exponent(occurrences);
+        const double exponent = simhash::repeat_boost_exponent(occurrences);
         double sums[64] = {};
         for (const auto& [f, entry] : counts) {
             const double w = entry.second >= 0 ? simhash::FunctionWordTally::weight(entry.first)
-                                               : std::pow(double(entry.first), exponent);
+                                               : simhash::boosted_weight(entry.first, exponent);
             for (int i = 0; i < 64; ++i) sums[i] += ((hash(f) >> i) & 1) ? w : -w;
         }
         uint64_t expected = 0;
@@ -155,29 +160,40 @@ TEST(Fingerprint, BitsAreSignsOfTheWeightedSums) {
         if (tie) continue;
         EXPECT_EQ(fingerprint(text).fingerprint, expected) << text;
         ++checked;
-        super_linear += exponent > 1.0;
+        super_linear += exponent > 0.0;
     }
     EXPECT_GT(checked, 300);       // the sample really exercises the weights
     EXPECT_GT(super_linear, 150);  // and the ramp
 }
 
-// The exponent is a power of the count: a word twice weighs 2^1.3 = 2.46 at
-// 300 features, so it outvotes two other words that agree (2) where at
-// version 5's weight it tied with them.  Checked on one bit chosen so.
+// A word twice in a text of 300 features weighs 2 * 2^0.35 = 2.55, so it
+// outvotes two other words that agree (2) where at version 5's weight it
+// tied with them; a word 12 times weighs 12 * 8^0.35 = 24.4, not 12^1.35 = 28.7.
 TEST(Fingerprint, RepeatedWordsOutweighTheirCountInTheRamp) {
-    // 296 distinct filler words, then "x x y z": 300 features in all.
-    std::string filler;
-    for (int i = 0; i < 296; ++i) filler += "w" + std::to_string(i) + " ";
-    const uint64_t x = hash("x"), y = hash("y"), z = hash("z");
-    simhash::RealVotes reference;
-    for (int i = 0; i < 296; ++i) reference.add(hash("w" + std::to_string(i)), 1.0);
-    reference.add(x, std::pow(2.0, 1.3));
-    reference.add(y, 1.0);
-    reference.add(z, 1.0);
-    EXPECT_EQ(fingerprint(filler + "x x y z").fingerprint, reference.fingerprint());
-    simhash::RealVotes plain = reference;
-    plain.add(x, 2.0 - std::pow(2.0, 1.3));  // the same votes at version 5's weight
-    EXPECT_NE(fingerprint(filler + "x x y z").fingerprint, plain.fingerprint());
+    for (const int repeats : {2, 12}) {
+        // distinct filler words, then "x" repeated and "y z": 300 features in all
+        std::string text;
+        const int fillers = 300 - repeats - 2;
+        simhash::RealVotes reference;
+        for (int i = 0; i < fillers; ++i) {
+            text += "w" + std::to_string(i) + " ";
+            reference.add(hash("w" + std::to_string(i)), 1.0);
+        }
+        for (int i = 0; i < repeats; ++i) text += "x ";
+        text += "y z";
+        reference.add(hash("x"), repeats * std::pow(std::min(repeats, 8), 0.35));
+        reference.add(hash("y"), 1.0);
+        reference.add(hash("z"), 1.0);
+        EXPECT_EQ(fingerprint(text).fingerprint, reference.fingerprint()) << repeats;
+        simhash::RealVotes uncapped = reference;  // the same votes with x at repeats^1.35
+        uncapped.add(hash("x"), std::pow(repeats, 1.35) - repeats * std::pow(std::min(repeats, 8), 0.35));
+        simhash::RealVotes plain = reference;  // and at version 5's weight
+        plain.add(hash("x"), repeats - repeats * std::pow(std::min(repeats, 8), 0.35));
+        EXPECT_NE(fingerprint(text).fingerprint, plain.fingerprint()) << repeats;
+        if (repeats > 8) {
+            EXPECT_NE(fingerprint(text).fingerprint, uncapped.fingerprint()) << repeats;
+        }
+    }
 }
 
 // Up to 50 and from 2,500 features other than function words, a mixed text
