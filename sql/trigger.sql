@@ -39,7 +39,7 @@ SELECT fp = simhash(concat_ws(' ', title, body)) AS concat_equivalent, fp IS NUL
 SELECT fp = simhash('x'::text) AS x_outvotes_the_over_both FROM pages WHERE title = 'the the x';
 -- The features of all the text sources set the weights of version 6 (rule
 -- 5): a title of "apple" 12 times and a body of 288 other words are one
--- text of 300 features, in which "apple" weighs 12 * 8^0.35 = 24.4, not two
+-- text of 300 features, in which "apple" weighs 12 * 8^0.35 = 24.85, not two
 -- texts, where it would weigh 12 (the title alone has too few features for
 -- the boost).
 CREATE FUNCTION pg_temp.weight(c float8, n bigint) RETURNS float8 LANGUAGE sql
@@ -59,16 +59,19 @@ SELECT fp = simhash(concat_ws(' ', title, body)) AS long_concat_equivalent,
          AS not_column_by_column
   FROM pages WHERE title LIKE 'apple%';
 -- Text and tsvector sources: the text's features weigh as in rule 5 (their
--- own count sets the boost), a tsvector's lexemes as simhash(tsvector)'s.
+-- own count sets the boost), a tsvector's lexemes as simhash(tsvector)'s
+-- (label A weighs 10 a position).  The body's 60 words used once leave its
+-- sums near 0, so the lexemes' 40 votes change the fingerprint, and "apple"
+-- 10 times (70 features) weighs 10 * 8^0.028.
 CREATE TABLE mixed_sources (body text, tags tsvector, fp simhash);
 CREATE TRIGGER mixed_sources_fp BEFORE INSERT ON mixed_sources
   FOR EACH ROW EXECUTE FUNCTION simhash_fingerprint_trigger('fp', 'body', 'tags');
 INSERT INTO mixed_sources (body, tags)
-  SELECT string_agg((ARRAY['apple', 'river', 'stone', 'cloud', 'paper'])[1 + (hashint4(i) & 2147483647) % 5], ' '),
-         to_tsvector('simple', 'alpha beta beta gamma')
-    FROM generate_series(1, 200) i;
-SELECT fp = (SELECT simhash(array_agg(f) || '{alpha,beta,gamma}'::text[], array_agg(pg_temp.weight(c, 200)) || '{1,2,1}'::float8[])
-               FROM (SELECT f, count(*)::float8 AS c FROM unnest(simhash_features(body)) f GROUP BY f) w) AS text_weighted_tags_counted
+  SELECT string_agg('w' || i, ' ') || repeat(' apple', 10), setweight(to_tsvector('simple', 'alpha beta beta gamma'), 'A')
+    FROM generate_series(1, 60) i;
+SELECT fp = (SELECT simhash(array_agg(f) || '{alpha,beta,gamma}'::text[], array_agg(pg_temp.weight(c, 70)) || '{10,20,10}'::float8[])
+               FROM (SELECT f, count(*)::float8 AS c FROM unnest(simhash_features(body)) f GROUP BY f) w) AS text_weighted_tags_counted,
+       fp <> simhash(body) AS tags_count
   FROM mixed_sources;
 DROP TABLE mixed_sources;
 -- tsvector sources vote as simhash(tsvector) does.

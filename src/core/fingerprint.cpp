@@ -103,15 +103,6 @@ void IntegerVotes::add(uint64_t hash, int64_t weight) noexcept {
     tie_break_ += tie_mix(hash) * uint64_t(weight);  // wraps, as w separate votes would
 }
 
-uint64_t IntegerVotes::fingerprint(const FunctionWordTally& function_words) const noexcept {
-    if (function_words.occurrences() == 0) return fingerprint();
-    double sums[64];
-    for (int i = 0; i < 64; ++i) sums[i] = double(sums_[i]);
-    uint64_t tie_break = tie_break_;
-    function_words.vote(sums, &tie_break);
-    return signs(sums, tie_break);
-}
-
 uint64_t IntegerVotes::fingerprint() const noexcept { return signs(sums_, tie_break_); }
 
 void IntegerVotes::add_to(double out[64], uint64_t* tie_break) const noexcept {

@@ -135,7 +135,6 @@ public:
     bool empty() const noexcept { return features_ == 0; }
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() const noexcept;
-    uint64_t fingerprint(const class FunctionWordTally& function_words) const noexcept;
     // Adds each bit's sum to out[i] and the tie-break votes to *tie_break.
     void add_to(double out[64], uint64_t* tie_break) const noexcept;
 

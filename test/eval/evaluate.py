@@ -96,12 +96,12 @@ METHODS = collections.OrderedDict([
     ("mixed 1, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 1)) AS f")),
     ("mixed 2, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'mixed', 2)) AS f")),
     ("chars 3, 1+ln tf", SUBLINEAR.format(features="SELECT unnest(simhash_features(body, 'chars', 3)) AS f")),
-    # The default without the commonest Chinese function characters too (table eval_stop_zh).
-    ("simhash(text) - zh function chars", "(SELECT simhash(array_agg(f), array_agg(" + DEFAULT_WEIGHT + ")) "
+    # Version 5's weights without the commonest Chinese function characters too (table eval_stop_zh).
+    ("version 5 - zh function chars", "(SELECT simhash(array_agg(f), array_agg(" + DEFAULT_WEIGHT + ")) "
                                           "FROM (SELECT f, count(*)::float8 AS tf FROM unnest(simhash_features(body)) f "
                                           "WHERE NOT EXISTS (SELECT 1 FROM eval_stop_zh s WHERE s.w = f) GROUP BY f) s)"),
     # Super-linear term frequency: the opposite direction to 1 + ln tf.
-    ("simhash(text) features, tf^1.5", "(SELECT simhash(array_agg(f), array_agg((" + DEFAULT_WEIGHT + ") ^ 1.5)) FROM (SELECT f, count(*)::float8 AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)"),
+    ("version 5 features, tf^1.5", "(SELECT simhash(array_agg(f), array_agg((" + DEFAULT_WEIGHT + ") ^ 1.5)) FROM (SELECT f, count(*)::float8 AS tf FROM unnest(simhash_features(body)) f GROUP BY f) s)"),
     # A hybrid: character trigrams of words, single CJK characters.
     ("chars 3 + CJK 1", f"(SELECT simhash(array_agg(f)) FROM ({HYBRID}) h)"),
 ])

@@ -101,7 +101,7 @@ for i, features in FEATURES.items():
 def fingerprint(i, weight):
     """Features of one count (and kind) weigh alike: their +-1 votes are summed
     exactly first, so that votes which cancel exactly give the exact 0 of a
-    tie, as the extension's compensated sums do."""
+    tie, as the extension's integer tallies do (rule 5)."""
     if i not in PER_DOC:
         return None
     rows, tf, fw, n, tie = PER_DOC[i]
