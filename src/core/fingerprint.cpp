@@ -172,14 +172,14 @@ void RealVotes::merge(const RealVotes& other) noexcept {
     tie_break_ += other.tie_break_;
 }
 
-void RealVotes::sums(double out[64]) const noexcept {
-    for (int i = 0; i < 64; ++i) out[i] = sums_[i] + compensation_[i];
-}
-
 uint64_t RealVotes::fingerprint() const noexcept {
-    double sums[64];
-    this->sums(sums);
-    return signs(sums, tie_break_);
+    uint64_t fp = 0;
+    for (int i = 0; i < 64; ++i) {
+        const uint64_t bit = uint64_t{1} << i;
+        const double sum = sums_[i] + compensation_[i];
+        if (sum > 0.0 || (sum == 0.0 && (tie_break_ & bit))) fp |= bit;
+    }
+    return fp;
 }
 
 // The magnitudes are summed with compensation too: a plain sum kept DBL_MAX +

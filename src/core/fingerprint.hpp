@@ -154,8 +154,6 @@ public:
     void merge(const RealVotes& other) noexcept;
     uint64_t features() const noexcept { return features_; }
     uint64_t fingerprint() const noexcept;
-    // Each bit's compensated sum.
-    void sums(double out[64]) const noexcept;
     // True when the weights' absolute values add up past DBL_MAX: their sum,
     // compensated, rounds to infinity.  The compensation keeps the order of
     // the weights from mattering (a plain sum kept DBL_MAX + 6e291 + 6e291
@@ -219,7 +217,8 @@ public:
             return;
         }
         const uint64_t hash = feature_hash(feature, length);
-        if (votes_.features() < kBoostTo) first_hashes_[votes_.features()] = hash;
+        // only a mixed text is weighed by length, so only it needs them
+        if (length_weighted_ && votes_.features() < kBoostTo) first_hashes_[votes_.features()] = hash;
         votes_.add(hash);
     }
     uint64_t features() const noexcept { return votes_.features() + function_words_.occurrences(); }
@@ -231,8 +230,9 @@ private:
     UnitVotes votes_;
     FunctionWordTally function_words_;
     bool length_weighted_;
-    // The hashes of the first kBoostTo features other than function
-    // words, which is every one whenever their weights are not their counts.
+    // The hashes of a mixed text's first kBoostTo features other than
+    // function words, which is every one whenever their weights are not
+    // their counts.
     uint64_t first_hashes_[kBoostTo];
 };
 
