@@ -468,7 +468,7 @@ DROP TABLE vac_form;
 
 -- Leaves end at a group boundary (all keys of one 16-bit block value) where
 -- one is near the fill, so that a probe of a group reads one leaf, not two
--- (SHI_HI_CLEAN).  Partition 0 here has 40 groups of 400 entries, two to a
+-- (SHX_HI_CLEAN).  Partition 0 here has 40 groups of 400 entries, two to a
 -- page: the largest key of every group is found on one page, as its
 -- smallest is (17 of the 40 took a second page when pages were cut inside
 -- groups).
@@ -928,7 +928,7 @@ SELECT count(*) FILTER (WHERE fp = 'abcd000000001000') AS copies_seq, count(*) F
 -- the popular key, and every insert of the key read that page and stepped
 -- right in each partition (28 buffers an insert here, helper-92).  A walk
 -- that crosses the clean end leaves a start there for the session's next
--- walks (shi_hint_leaving), so a session's later inserts of the key read 16.
+-- walks (shx_hint_leaving), so a session's later inserts of the key read 16.
 \c
 \i :statement_buffers
 SELECT pg_temp.statement_buffers($$INSERT INTO below (fp, hot) VALUES ('abcd000000001000', true)$$) > 0 AS first_insert,

@@ -1,5 +1,5 @@
 /*
- * shindex.h: the simhash index access method ("USING simhash").
+ * shx.h: the simhash index access method ("USING simhash").
  *
  * DESIGN
  * ------
@@ -53,8 +53,8 @@
  * alone reach r; otherwise, and for radii around other points, the scan
  * collects every match and sorts them.
  *
- * ON-DISK LAYOUT (8 kB pages; every page has a ShiPageOpaque special area)
- *   block 0                       metapage (ShiMetaPageData)
+ * ON-DISK LAYOUT (8 kB pages; every page has a ShxPageOpaque special area)
+ *   block 0                       metapage (ShxMetaPageData)
  *   blocks 1 .. blocks*ndir       per partition, a flat directory of 2^16
  *                                 slots (2042 per page, 33 pages)
  *   the rest                      leaf pages, allocated as needed
@@ -71,7 +71,7 @@
  *           the N heap tids, each (block - tid base) << offset bits | offset
  *           in W = block bits + offset bits bits, packed one after the other
  *           (src/core/tid_packing.hpp); its length, 12 + 4G + 6N +
- *           ceil(N W / 8), is ShiPageOpaque.packed_len.  The group table
+ *           ceil(N W / 8), is ShxPageOpaque.packed_len.  The group table
  *           sits right after the page header, in the cache line a reader
  *           touches first, so a probe finds its group by a binary search
  *           there instead of walking the page; the key bits apart from the
@@ -87,7 +87,7 @@
  * nearest the middle, within a quarter of the page.  Build too ends a page
  * at a group boundary near the fill (shx_build.cpp, writer_add).  Such a
  * page's hi is the last key of its last group, (v << 48) - 1, and it is
- * flagged SHI_HI_CLEAN: no key equal to it lives to its right, so a probe
+ * flagged SHX_HI_CLEAN: no key equal to it lives to its right, so a probe
  * of its last group (whose range ends at hi) stops there, and directory
  * slot v names the right page, so a probe of group v starts there: neither
  * reads a second page.  At 10M rows a group is a sixth of a page; cut
@@ -98,15 +98,15 @@
  * split_point).  Build, split and VACUUM
  * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
  * per group, so an entry costs ~9 bytes.  A page whose groups would average
- * fewer than SHI_GROUPED_MIN_AVG entries (indexes under ~400k rows of
+ * fewer than SHX_GROUPED_MIN_AVG entries (indexes under ~400k rows of
  * spread-out fingerprints) is written as plain 14-byte entries instead, a
  * tail with no packed region: a scan's work per group would cost more than
  * the bytes it saves.  VACUUM keeps a page's grouped entries grouped when
- * the survivors fit in no single form (shi_leaf_write).
- * A leaf may also carry a skip (ShiPageOpaque.skip): a page further right
+ * the survivors fit in no single form (shx_leaf_write).
+ * A leaf may also carry a skip (ShxPageOpaque.skip): a page further right
  * such that every page in between has this page's hi.  Inserts record one
  * after passing a long run of pages of one key (a fingerprint stored very
- * many times) and walks jump over the run (shi_find_leaf explains why it
+ * many times) and walks jump over the run (shx_find_leaf explains why it
  * stays right); pages built or split start without one.  Any page of such
  * a run (lo = hi = the key) may take another copy, so an insert that finds
  * the run's first two pages full looks along it for room that VACUUM freed
@@ -190,31 +190,31 @@ extern "C" {
 #include "utils/rel.h"
 }
 
-#define SHI_MAGIC 0x53484958u /* "SHIX" */
-#define SHI_VERSION 3 /* 1: groups and their entries interleaved; 2: whole 6-byte tids (both before 2026-11-27) */
-#define SHI_METAPAGE_BLKNO 0
-#define SHI_MAX_PARTS 16
-#define SHI_DEFAULT_PARTS 4
-#define SHI_DIR_BITS 16
-#define SHI_DIR_SLOTS (1u << SHI_DIR_BITS)
-#define SHI_PAGE_ID 0xFF83
+#define SHX_MAGIC 0x53484958u /* "SHIX" */
+#define SHX_VERSION 3 /* 1: groups and their entries interleaved; 2: whole 6-byte tids (both before 2026-11-27) */
+#define SHX_METAPAGE_BLKNO 0
+#define SHX_MAX_PARTS 16
+#define SHX_DEFAULT_PARTS 4
+#define SHX_DIR_BITS 16
+#define SHX_DIR_SLOTS (1u << SHX_DIR_BITS)
+#define SHX_PAGE_ID 0xFF83
 
 /* CREATE INDEX subphases in pg_stat_progress_create_index (1 is core's "initializing") */
-#define SHI_BUILD_PHASE_SCAN 2 /* scanning table */
-#define SHI_BUILD_PHASE_LOAD 3 /* sorting and loading partitions */
+#define SHX_BUILD_PHASE_SCAN 2 /* scanning table */
+#define SHX_BUILD_PHASE_LOAD 3 /* sorting and loading partitions */
 
 /* strategies */
-#define SHI_STRATEGY_EQUAL 1   /* fp = q */
-#define SHI_STRATEGY_SIMILAR 2 /* fp % q: radius simhash.threshold */
-#define SHI_STRATEGY_WITHIN 3  /* fp %<= (q, r)::simhash_radius */
-#define SHI_STRATEGY_DISTANCE 4 /* ORDER BY fp <-> q */
-#define SHI_NSTRATEGIES 4
+#define SHX_STRATEGY_EQUAL 1   /* fp = q */
+#define SHX_STRATEGY_SIMILAR 2 /* fp % q: radius simhash.threshold */
+#define SHX_STRATEGY_WITHIN 3  /* fp %<= (q, r)::simhash_radius */
+#define SHX_STRATEGY_DISTANCE 4 /* ORDER BY fp <-> q */
+#define SHX_NSTRATEGIES 4
 
 /* page flags */
-#define SHI_META 1
-#define SHI_DIR 2
-#define SHI_LEAF 4
-#define SHI_LEFTMOST 8
+#define SHX_META 1
+#define SHX_DIR 2
+#define SHX_LEAF 4
+#define SHX_LEFTMOST 8
 /*
  * Leaf: cut at a group boundary, so no entry with key hi lives to its right:
  * hi is the last key of a 16-bit group, (v << 48) - 1, and the right page
@@ -225,57 +225,57 @@ extern "C" {
  * Kept by the one path that could put such an entry on the right page: an
  * insert of key hi into a full page does not go on to the right sibling.
  */
-#define SHI_HI_CLEAN 16
+#define SHX_HI_CLEAN 16
 
-typedef struct ShiPageOpaque {
+typedef struct ShxPageOpaque {
     uint64 lo;          /* leaf: smallest key the page may hold */
     uint64 hi;          /* leaf: largest key the page may hold */
     BlockNumber right;  /* leaf: right sibling in the partition chain */
     uint16 flags;
     uint16 part;        /* partition of a leaf or directory page */
     uint16 packed_len;  /* leaf: bytes of the packed region */
-    uint16 page_id;     /* SHI_PAGE_ID */
+    uint16 page_id;     /* SHX_PAGE_ID */
     BlockNumber skip;   /* leaf: 0, or a page to the right such that every page
-                         * in between has this page's hi (see shi_find_leaf) */
-} ShiPageOpaque;
+                         * in between has this page's hi (see shx_find_leaf) */
+} ShxPageOpaque;
 
-#define ShiPageGetOpaque(page) ((ShiPageOpaque *) PageGetSpecialPointer(page))
+#define ShxPageGetOpaque(page) ((ShxPageOpaque *) PageGetSpecialPointer(page))
 /* skip took what used to be padding: the special area keeps its size */
-static_assert(MAXALIGN(sizeof(ShiPageOpaque)) == 32, "simhash leaf special area is 32 bytes");
+static_assert(MAXALIGN(sizeof(ShxPageOpaque)) == 32, "simhash leaf special area is 32 bytes");
 
-typedef struct ShiMetaPageData {
+typedef struct ShxMetaPageData {
     uint32 magic;
     uint32 version;
     uint16 nparts;
     uint16 dirbits;
     uint32 dir_slots_per_page;
     uint32 dir_pages_per_part;
-    BlockNumber dir_start[SHI_MAX_PARTS];  /* first directory page of partition p */
-    BlockNumber first_leaf[SHI_MAX_PARTS]; /* leftmost leaf of partition p */
-} ShiMetaPageData;
+    BlockNumber dir_start[SHX_MAX_PARTS];  /* first directory page of partition p */
+    BlockNumber first_leaf[SHX_MAX_PARTS]; /* leftmost leaf of partition p */
+} ShxMetaPageData;
 
-#define SHI_TAIL_ENTRY (sizeof(uint64) + sizeof(ItemPointerData)) /* 14 */
-#define SHI_PACKED_HEADER 12 /* uint16 groups, uint16 entries, uint32 tid base, uint8 block bits, uint8 offset bits, 2 zero bytes */
-#define SHI_GROUP_HEADER 4   /* uint16 prefix, uint16 first entry */
-#define SHI_PACKED_KEY 6     /* the low 48 key bits of an entry */
-#define SHI_CONTENT_OFFSET MAXALIGN(SizeOfPageHeaderData)
-#define SHI_LEAF_SPACE (BLCKSZ - SHI_CONTENT_OFFSET - MAXALIGN(sizeof(ShiPageOpaque)))
+#define SHX_TAIL_ENTRY (sizeof(uint64) + sizeof(ItemPointerData)) /* 14 */
+#define SHX_PACKED_HEADER 12 /* uint16 groups, uint16 entries, uint32 tid base, uint8 block bits, uint8 offset bits, 2 zero bytes */
+#define SHX_GROUP_HEADER 4   /* uint16 prefix, uint16 first entry */
+#define SHX_PACKED_KEY 6     /* the low 48 key bits of an entry */
+#define SHX_CONTENT_OFFSET MAXALIGN(SizeOfPageHeaderData)
+#define SHX_LEAF_SPACE (BLCKSZ - SHX_CONTENT_OFFSET - MAXALIGN(sizeof(ShxPageOpaque)))
 /* a packed entry takes at least 6 bytes and 1 bit */
-#define SHI_MAX_LEAF_ENTRIES ((int) (SHI_LEAF_SPACE * 8 / (SHI_PACKED_KEY * 8 + 1)) + 2)
-#define SHI_DIR_SLOTS_PER_PAGE (SHI_LEAF_SPACE / sizeof(BlockNumber))
+#define SHX_MAX_LEAF_ENTRIES ((int) (SHX_LEAF_SPACE * 8 / (SHX_PACKED_KEY * 8 + 1)) + 2)
+#define SHX_DIR_SLOTS_PER_PAGE (SHX_LEAF_SPACE / sizeof(BlockNumber))
 
 /* Has the leaf room for one more tail entry? */
-static inline bool shi_page_has_tail_room(Page page) {
-    return ((PageHeader) page)->pd_lower + SHI_TAIL_ENTRY <= ((PageHeader) page)->pd_upper;
+static inline bool shx_page_has_tail_room(Page page) {
+    return ((PageHeader) page)->pd_lower + SHX_TAIL_ENTRY <= ((PageHeader) page)->pd_upper;
 }
-static inline uint64 shi_pack_tid(const ItemPointerData *tid) {
+static inline uint64 shx_pack_tid(const ItemPointerData *tid) {
     return ((uint64) ItemPointerGetBlockNumberNoCheck(tid) << 16) | ItemPointerGetOffsetNumberNoCheck(tid);
 }
-static inline void shi_unpack_tid(uint64 v, ItemPointer tid) {
+static inline void shx_unpack_tid(uint64 v, ItemPointer tid) {
     ItemPointerSet(tid, (BlockNumber) (v >> 16), (OffsetNumber) (v & 0xffff));
 }
 /* The 48-bit little-endian value at p (p + 8 must still be inside the page). */
-static inline uint64 shi_get48(const char *p) {
+static inline uint64 shx_get48(const char *p) {
 #ifndef WORDS_BIGENDIAN
     uint64 v;
     memcpy(&v, p, sizeof(v));
@@ -287,7 +287,7 @@ static inline uint64 shi_get48(const char *p) {
     return v;
 #endif
 }
-static inline uint16 shi_get16(const char *p) {
+static inline uint16 shx_get16(const char *p) {
     const unsigned char *b = (const unsigned char *) p;
     return (uint16) (b[0] | (b[1] << 8));
 }
@@ -297,18 +297,18 @@ static inline uint16 shi_get16(const char *p) {
  * the two arrays of its entries.  Group g holds entries first(g) ..
  * first(g + 1) - 1 (the last group runs to nentries).
  */
-typedef struct ShiPacked {
+typedef struct ShxPacked {
     const char *groups; /* ngroups x {uint16 prefix, uint16 first entry} */
     const char *lows;   /* nentries x 6 bytes: the low 48 key bits */
     const unsigned char *tids; /* nentries tids in tidpack's width */
     simhash::TidPacking tidpack;
     int ngroups;
     int nentries;
-} ShiPacked;
+} ShxPacked;
 
 /* Bytes the packed region of n entries in ngroups groups takes with tids of width bits. */
-static inline Size shi_packed_len(int ngroups, int n, unsigned width) {
-    return SHI_PACKED_HEADER + (Size) ngroups * SHI_GROUP_HEADER + (Size) n * SHI_PACKED_KEY +
+static inline Size shx_packed_len(int ngroups, int n, unsigned width) {
+    return SHX_PACKED_HEADER + (Size) ngroups * SHX_GROUP_HEADER + (Size) n * SHX_PACKED_KEY +
            (Size) simhash::packed_tid_bytes((uint64) n, width);
 }
 
@@ -322,17 +322,17 @@ static inline Size shi_packed_len(int ngroups, int n, unsigned width) {
  * more pages (19 MiB against 13); from 1M rows (15 a group) pages are
  * grouped, as before.
  */
-#define SHI_GROUPED_MIN_AVG 6
+#define SHX_GROUPED_MIN_AVG 6
 
 /*
  * Bytes a page of n entries in ngroups groups, tids of width bits, takes in
- * the form it is written in (shi_leaf_write_packed): grouped, or plain when
+ * the form it is written in (shx_leaf_write_packed): grouped, or plain when
  * its groups are small or plain entries would take less room.
  */
-static inline Size shi_leaf_form_bytes(int ngroups, int n, unsigned width) {
-    Size plain = (Size) n * SHI_TAIL_ENTRY;
-    if (n < SHI_GROUPED_MIN_AVG * ngroups) return plain;
-    return Min(shi_packed_len(ngroups, n, width), plain);
+static inline Size shx_leaf_form_bytes(int ngroups, int n, unsigned width) {
+    Size plain = (Size) n * SHX_TAIL_ENTRY;
+    if (n < SHX_GROUPED_MIN_AVG * ngroups) return plain;
+    return Min(shx_packed_len(ngroups, n, width), plain);
 }
 
 /*
@@ -340,9 +340,9 @@ static inline Size shi_leaf_form_bytes(int ngroups, int n, unsigned width) {
  * its length (a damaged page).  A page without one (packed_len 0) opens
  * with no groups.
  */
-static inline bool shi_packed_open(Page page, ShiPacked *pk) {
-    const char *p = (const char *) page + SHI_CONTENT_OFFSET;
-    Size len = ShiPageGetOpaque(page)->packed_len;
+static inline bool shx_packed_open(Page page, ShxPacked *pk) {
+    const char *p = (const char *) page + SHX_CONTENT_OFFSET;
+    Size len = ShxPageGetOpaque(page)->packed_len;
     Size lower = ((PageHeader) page)->pd_lower;
     pk->ngroups = pk->nentries = 0;
     pk->groups = pk->lows = p;
@@ -351,40 +351,40 @@ static inline bool shi_packed_open(Page page, ShiPacked *pk) {
     pk->tidpack.block_bits = 0;
     pk->tidpack.offset_bits = 1;
     /* the region must lie inside the page's used part, whatever else is damaged */
-    if (SHI_CONTENT_OFFSET + len > lower || lower > BLCKSZ - MAXALIGN(sizeof(ShiPageOpaque))) return false;
+    if (SHX_CONTENT_OFFSET + len > lower || lower > BLCKSZ - MAXALIGN(sizeof(ShxPageOpaque))) return false;
     if (len == 0) return true;
-    if (len < SHI_PACKED_HEADER) return false;
-    pk->ngroups = shi_get16(p);
-    pk->nentries = shi_get16(p + 2);
+    if (len < SHX_PACKED_HEADER) return false;
+    pk->ngroups = shx_get16(p);
+    pk->nentries = shx_get16(p + 2);
     memcpy(&pk->tidpack.base, p + 4, sizeof(uint32));
     pk->tidpack.block_bits = (uint8) p[8];
     pk->tidpack.offset_bits = (uint8) p[9];
     if (pk->ngroups == 0 || pk->nentries < pk->ngroups || !simhash::tid_packing_valid(pk->tidpack) ||
-        len != shi_packed_len(pk->ngroups, pk->nentries, pk->tidpack.width())) {
+        len != shx_packed_len(pk->ngroups, pk->nentries, pk->tidpack.width())) {
         pk->ngroups = pk->nentries = 0;
         return false;
     }
-    pk->groups = p + SHI_PACKED_HEADER;
-    pk->lows = pk->groups + (Size) pk->ngroups * SHI_GROUP_HEADER;
-    pk->tids = (const unsigned char *) (pk->lows + (Size) pk->nentries * SHI_PACKED_KEY);
+    pk->groups = p + SHX_PACKED_HEADER;
+    pk->lows = pk->groups + (Size) pk->ngroups * SHX_GROUP_HEADER;
+    pk->tids = (const unsigned char *) (pk->lows + (Size) pk->nentries * SHX_PACKED_KEY);
     return true;
 }
 /* Entry i's heap tid (the packed region ends at least 32 bytes before the page does: get_packed_tid may read 7 past it). */
-static inline void shi_packed_tid(const ShiPacked *pk, int i, ItemPointer out) {
+static inline void shx_packed_tid(const ShxPacked *pk, int i, ItemPointer out) {
     uint64 v = simhash::get_packed_tid(pk->tids, (uint64) i, pk->tidpack);
     ItemPointerSet(out, (BlockNumber) (v >> 16), (OffsetNumber) (v & 0xffff));
 }
-static inline uint16 shi_group_prefix(const ShiPacked *pk, int g) { return shi_get16(pk->groups + (Size) g * SHI_GROUP_HEADER); }
-static inline int shi_group_first(const ShiPacked *pk, int g) { return shi_get16(pk->groups + (Size) g * SHI_GROUP_HEADER + 2); }
-static inline int shi_group_end(const ShiPacked *pk, int g) {
-    return g + 1 < pk->ngroups ? shi_group_first(pk, g + 1) : pk->nentries;
+static inline uint16 shx_group_prefix(const ShxPacked *pk, int g) { return shx_get16(pk->groups + (Size) g * SHX_GROUP_HEADER); }
+static inline int shx_group_first(const ShxPacked *pk, int g) { return shx_get16(pk->groups + (Size) g * SHX_GROUP_HEADER + 2); }
+static inline int shx_group_end(const ShxPacked *pk, int g) {
+    return g + 1 < pk->ngroups ? shx_group_first(pk, g + 1) : pk->nentries;
 }
 /* The first group whose prefix is >= prefix (groups are sorted by prefix). */
-static inline int shi_group_search(const ShiPacked *pk, uint16 prefix) {
+static inline int shx_group_search(const ShxPacked *pk, uint16 prefix) {
     int lo = 0, hi = pk->ngroups;
     while (lo < hi) {
         int mid = (lo + hi) / 2;
-        if (shi_group_prefix(pk, mid) < prefix)
+        if (shx_group_prefix(pk, mid) < prefix)
             lo = mid + 1;
         else
             hi = mid;
@@ -400,27 +400,27 @@ static inline int shi_group_search(const ShiPacked *pk, uint16 prefix) {
  * inside itself; simhash_index_check reports it.
  */
 template <class F>
-inline void shi_leaf_foreach_range(Page page, uint64 lo, uint64 hi, F &&f) {
-    ShiPacked pk;
-    if (shi_packed_open(page, &pk)) {
+inline void shx_leaf_foreach_range(Page page, uint64 lo, uint64 hi, F &&f) {
+    ShxPacked pk;
+    if (shx_packed_open(page, &pk)) {
         uint16 ghi = (uint16) (hi >> 48);
-        for (int g = shi_group_search(&pk, (uint16) (lo >> 48)); g < pk.ngroups; g++) {
-            uint16 prefix = shi_group_prefix(&pk, g);
+        for (int g = shx_group_search(&pk, (uint16) (lo >> 48)); g < pk.ngroups; g++) {
+            uint16 prefix = shx_group_prefix(&pk, g);
             if (prefix > ghi) break;
             uint64 top = (uint64) prefix << 48;
-            int end = Min(shi_group_end(&pk, g), pk.nentries);
-            for (int i = shi_group_first(&pk, g); i < end; i++) {
-                uint64 key = top | shi_get48(pk.lows + (Size) i * 6);
+            int end = Min(shx_group_end(&pk, g), pk.nentries);
+            for (int i = shx_group_first(&pk, g); i < end; i++) {
+                uint64 key = top | shx_get48(pk.lows + (Size) i * 6);
                 if (key < lo || key > hi) continue;
                 ItemPointerData tid;
-                shi_packed_tid(&pk, i, &tid);
+                shx_packed_tid(&pk, i, &tid);
                 f(key, &tid);
             }
         }
     }
-    const char *p = (const char *) page + SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len;
+    const char *p = (const char *) page + SHX_CONTENT_OFFSET + ShxPageGetOpaque(page)->packed_len;
     const char *tend = (const char *) page + ((PageHeader) page)->pd_lower;
-    for (; p + SHI_TAIL_ENTRY <= tend; p += SHI_TAIL_ENTRY) {
+    for (; p + SHX_TAIL_ENTRY <= tend; p += SHX_TAIL_ENTRY) {
         uint64 key;
         memcpy(&key, p, sizeof(key));
         if (key < lo || key > hi) continue;
@@ -429,8 +429,8 @@ inline void shi_leaf_foreach_range(Page page, uint64 lo, uint64 hi, F &&f) {
 }
 
 template <class F>
-inline void shi_leaf_foreach(Page page, F &&f) {
-    shi_leaf_foreach_range(page, 0, PG_UINT64_MAX, f);
+inline void shx_leaf_foreach(Page page, F &&f) {
+    shx_leaf_foreach_range(page, 0, PG_UINT64_MAX, f);
 }
 
 /*
@@ -439,45 +439,45 @@ inline void shi_leaf_foreach(Page page, F &&f) {
  * baseline build calls libgcc's software popcount).
  */
 #if defined(__x86_64__) && defined(__GNUC__) && !defined(__clang__)
-#define SHI_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
+#define SHX_POPCNT_CLONES __attribute__((target_clones("popcnt", "default")))
 #else
-#define SHI_POPCNT_CLONES
+#define SHX_POPCNT_CLONES
 #endif
 
 /* reloptions */
-typedef struct ShiOptions {
+typedef struct ShxOptions {
     int32 vl_len_;
     int nparts;     /* "blocks" */
     int fillfactor; /* build fill of leaf pages, percent */
-} ShiOptions;
+} ShxOptions;
 
 /* Cached per-relation state (rd_amcache): immutable after build. */
-typedef struct ShiState {
+typedef struct ShxState {
     int nparts;
-    int width[SHI_MAX_PARTS];
-    int rot[SHI_MAX_PARTS];
+    int width[SHX_MAX_PARTS];
+    int rot[SHX_MAX_PARTS];
     uint32 dir_slots_per_page;
-    BlockNumber dir_start[SHI_MAX_PARTS];
-    BlockNumber first_leaf[SHI_MAX_PARTS];
-    uint64 mask[SHI_MAX_PARTS];  /* partition p's bits of a fingerprint */
-    struct ShiLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
-    struct ShiBufferGuess *guesses; /* backend-local buffers of pages read (shx_buffer_guess.cpp); the same */
-    MemoryContext cxt;           /* holds this state and the hints (shi_get_state) */
-} ShiState;
+    BlockNumber dir_start[SHX_MAX_PARTS];
+    BlockNumber first_leaf[SHX_MAX_PARTS];
+    uint64 mask[SHX_MAX_PARTS];  /* partition p's bits of a fingerprint */
+    struct ShxLeafHints *hints;  /* backend-local walk starts (shx_hints.cpp); only through rd_amcache */
+    struct ShxBufferGuess *guesses; /* backend-local buffers of pages read (shx_buffer_guess.cpp); the same */
+    MemoryContext cxt;           /* holds this state and the hints (shx_get_state) */
+} ShxState;
 
-/* An entry of a leaf page near a query (shi_leaf_near_entries). */
-typedef struct ShiNearEntry {
+/* An entry of a leaf page near a query (shx_leaf_near_entries). */
+typedef struct ShxNearEntry {
     uint64 key;
     ItemPointerData tid;
-} ShiNearEntry;
+} ShxNearEntry;
 
 /* A found row. */
-typedef struct ShiHit {
+typedef struct ShxHit {
     ItemPointerData tid;
     uint8 dist;
     bool heap_check; /* index-only scan: its heap page was not all-visible when the entry was read */
     uint64 fp;
-} ShiHit;
+} ShxHit;
 
 extern "C" {
 /* handler / misc */
@@ -489,104 +489,104 @@ PGDLLEXPORT Datum simhash_index_stats(PG_FUNCTION_ARGS);
 void simhash_index_define_gucs(void);
 }
 /* simhash.knn_first_pass_rows (shx_handler.cpp) */
-extern int shi_knn_first_pass_rows;
+extern int shx_knn_first_pass_rows;
 
 /*
  * The page a walk for a key beyond leaf blkno (beyond its hi) goes to next:
  * its skip target when it has one (every page in between ends at the same hi,
- * see shi_find_leaf), else its right sibling.
+ * see shx_find_leaf), else its right sibling.
  */
-static inline BlockNumber shi_next_leaf_past(const ShiPageOpaque *op, BlockNumber blkno) {
+static inline BlockNumber shx_next_leaf_past(const ShxPageOpaque *op, BlockNumber blkno) {
     return (op->skip != 0 && op->skip != blkno) ? op->skip : op->right;
 }
 
 /* pages */
-void shi_init_page(Page page, uint16 flags, uint16 part);
-const ShiState *shi_get_state(Relation index);
+void shx_init_page(Page page, uint16 flags, uint16 part);
+const ShxState *shx_get_state(Relation index);
 /*
- * shi_get_state, but an index built by an earlier build (an on-disk version
+ * shx_get_state, but an index built by an earlier build (an on-disk version
  * it refuses) gives NULL and its version in *old_version, else 0: for the
- * cost estimate, which must not fail (see shi_costestimate).
+ * cost estimate, which must not fail (see shx_costestimate).
  */
-const ShiState *shi_readable_state(Relation index, uint32 *old_version);
-void shi_fill_state(ShiState *st, const ShiMetaPageData *meta);
-int shi_reloption_parts(Relation index);
-int shi_reloption_fillfactor(Relation index);
-Buffer shi_new_buffer(Relation index);
-BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep = nullptr);
-Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode);
+const ShxState *shx_readable_state(Relation index, uint32 *old_version);
+void shx_fill_state(ShxState *st, const ShxMetaPageData *meta);
+int shx_reloption_parts(Relation index);
+int shx_reloption_fillfactor(Relation index);
+Buffer shx_new_buffer(Relation index);
+BlockNumber shx_dir_lookup(Relation index, const ShxState *st, int part, uint64 key, Buffer *keep = nullptr);
+Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, int lockmode);
 
 /* backend-local walk starts inside a directory slot (shx_hints.cpp) */
-BlockNumber shi_hint_lookup(Relation index, int part, uint64 key);
-void shi_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
+BlockNumber shx_hint_lookup(Relation index, int part, uint64 key);
+void shx_hint_add(Relation index, int part, uint64 lo, BlockNumber blk);
 /* a walk toward key has moved steps pages right and reached leaf blk: maybe a start for later walks */
-void shi_hint_passed(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber blk, int steps);
+void shx_hint_passed(Relation index, int part, uint64 key, const ShxPageOpaque *op, BlockNumber blk, int steps);
 /* a walk toward key leaves leaf op for next (its right sibling, or past a skip) */
-void shi_hint_leaving(Relation index, int part, uint64 key, const ShiPageOpaque *op, BlockNumber next);
+void shx_hint_leaving(Relation index, int part, uint64 key, const ShxPageOpaque *op, BlockNumber next);
 /* the heap read as its owner, for the index's expressions (shx_owner.cpp) */
-typedef struct ShiCaller {
+typedef struct ShxCaller {
     Oid user;
     int sec_context;
     int guc_level;
-} ShiCaller;
-void shi_become_table_owner(Relation heap, ShiCaller *caller);
-void shi_restore_caller(const ShiCaller *caller);
+} ShxCaller;
+void shx_become_table_owner(Relation heap, ShxCaller *caller);
+void shx_restore_caller(const ShxCaller *caller);
 /* ReadBuffer, through the buffer that held the page before when it still does (shx_buffer_guess.cpp) */
-Buffer shi_read_page(Relation index, BlockNumber blk);
-void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint64 key);
-void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
-void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
+Buffer shx_read_page(Relation index, BlockNumber blk);
+void shx_prefetch_walk_start(Relation index, const ShxState *st, int part, uint64 key);
+void shx_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags);
+void shx_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 
-/* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shi_pack_tid) */
-pg_attribute_noreturn() void shi_report_bad_packed_region(Relation index, BlockNumber blkno);
+/* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shx_pack_tid) */
+pg_attribute_noreturn() void shx_report_bad_packed_region(Relation index, BlockNumber blkno);
 /* every entry of leaf blkno, for a rewrite of it; a page whose layout does not add up is an ERROR */
-int shi_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out, int *npacked);
-bool shi_leaf_packs_grouped(const simhash::KeyTid *a, int n);
-Size shi_packed_size(const simhash::KeyTid *a, int n);
-void shi_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
-void shi_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked);
-bool shi_leaf_append(Page page, uint64 key, ItemPointer tid);
-bool shi_leaf_layout_ok(Page page);
-int shi_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShiNearEntry *out);
+int shx_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out, int *npacked);
+bool shx_leaf_packs_grouped(const simhash::KeyTid *a, int n);
+Size shx_packed_size(const simhash::KeyTid *a, int n);
+void shx_leaf_write_packed(Page page, const simhash::KeyTid *a, int n);
+void shx_leaf_write(Page page, const simhash::KeyTid *a, int n, int npacked);
+bool shx_leaf_append(Page page, uint64 key, ItemPointer tid);
+bool shx_leaf_layout_ok(Page page);
+int shx_leaf_near_entries(Page page, uint64 lo, uint64 hi, uint64 qkey, int cap, ShxNearEntry *out);
 
 /* appending a row's entries to leaves, with their WAL record (shx_append.cpp) */
-bool shi_leaf_has_room(Buffer buf);
+bool shx_leaf_has_room(Buffer buf);
 /* appends (keys[i], tid) to each of the n <= MAX_GENERIC_XLOG_PAGES exclusively
  * locked leaves bufs[i], which have room, in one WAL record; keeps the locks */
-void shi_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid);
+void shx_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid);
 
 /* (key, packed tid) pairs sorted within a memory budget, spilling to disk (shx_pair_sort.cpp) */
-typedef struct ShiPairSort {
+typedef struct ShxPairSort {
     struct Tuplesortstate *sort;
     struct TupleTableSlot *in, *out;
-} ShiPairSort;
-void shi_pair_sort_begin(ShiPairSort *s, int work_mem_kb, bool by_tid_too, bool rescan);
-void shi_pair_sort_put(ShiPairSort *s, uint64 key, uint64 tid);
-void shi_pair_sort_perform(ShiPairSort *s);
-bool shi_pair_sort_next(ShiPairSort *s, uint64 *key, uint64 *tid);
-void shi_pair_sort_rescan(ShiPairSort *s);
-void shi_pair_sort_end(ShiPairSort *s);
+} ShxPairSort;
+void shx_pair_sort_begin(ShxPairSort *s, int work_mem_kb, bool by_tid_too, bool rescan);
+void shx_pair_sort_put(ShxPairSort *s, uint64 key, uint64 tid);
+void shx_pair_sort_perform(ShxPairSort *s);
+bool shx_pair_sort_next(ShxPairSort *s, uint64 *key, uint64 *tid);
+void shx_pair_sort_rescan(ShxPairSort *s);
+void shx_pair_sort_end(ShxPairSort *s);
 
 /* the rows with a NULL indexed value, for scans without a search key (shx_nulls.cpp) */
-int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids);
+int64 shx_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids);
 
 /* phases */
-IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo);
-void shi_buildempty(Relation index);
-bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid, Relation heapRel,
+IndexBuildResult *shx_build(Relation heap, Relation index, IndexInfo *indexInfo);
+void shx_buildempty(Relation index);
+bool shx_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid, Relation heapRel,
                 IndexUniqueCheck checkUnique, bool indexUnchanged, IndexInfo *indexInfo);
-IndexBulkDeleteResult *shi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+IndexBulkDeleteResult *shx_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
                                       IndexBulkDeleteCallback callback, void *callback_state);
-IndexBulkDeleteResult *shi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats);
-IndexScanDesc shi_beginscan(Relation r, int nkeys, int norderbys);
-void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orderbys, int norderbys);
-bool shi_gettuple(IndexScanDesc scan, ScanDirection dir);
-int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
-void shi_endscan(IndexScanDesc scan);
-void shi_costestimate(struct PlannerInfo *root, struct IndexPath *path, double loop_count,
+IndexBulkDeleteResult *shx_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats);
+IndexScanDesc shx_beginscan(Relation r, int nkeys, int norderbys);
+void shx_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orderbys, int norderbys);
+bool shx_gettuple(IndexScanDesc scan, ScanDirection dir);
+int64 shx_getbitmap(IndexScanDesc scan, TIDBitmap *tbm);
+void shx_endscan(IndexScanDesc scan);
+void shx_costestimate(struct PlannerInfo *root, struct IndexPath *path, double loop_count,
                       Cost *indexStartupCost, Cost *indexTotalCost, Selectivity *indexSelectivity,
                       double *indexCorrelation, double *indexPages);
-bool shi_validate(Oid opclassoid);
+bool shx_validate(Oid opclassoid);
 
 
 #endif

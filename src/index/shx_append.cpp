@@ -32,15 +32,15 @@ extern "C" {
  * what is tested is claimed.
  */
 #if PG_VERSION_NUM >= 150000 && PG_VERSION_NUM < 160000
-#define SHI_DIRECT_GENERIC_RECORD 1
+#define SHX_DIRECT_GENERIC_RECORD 1
 #endif
 
 namespace {
 
-#ifdef SHI_DIRECT_GENERIC_RECORD
+#ifdef SHX_DIRECT_GENERIC_RECORD
 /* A page's delta: the new pd_lower and the appended entry, two fragments. */
 constexpr Size FRAGMENT_HEADER = 2 * sizeof(uint16);
-constexpr Size APPEND_DELTA = FRAGMENT_HEADER + sizeof(LocationIndex) + FRAGMENT_HEADER + SHI_TAIL_ENTRY;
+constexpr Size APPEND_DELTA = FRAGMENT_HEADER + sizeof(LocationIndex) + FRAGMENT_HEADER + SHX_TAIL_ENTRY;
 
 char *put_fragment(char *out, Size offset, Size length, const void *bytes) {
     uint16 o = (uint16) offset, l = (uint16) length;
@@ -53,25 +53,25 @@ char *put_fragment(char *out, Size offset, Size length, const void *bytes) {
 
 }  // namespace
 
-bool shi_leaf_has_room(Buffer buf) { return shi_page_has_tail_room(BufferGetPage(buf)); }
+bool shx_leaf_has_room(Buffer buf) { return shx_page_has_tail_room(BufferGetPage(buf)); }
 
-void shi_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid) {
+void shx_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, int n, ItemPointer tid) {
     /* checked before the critical section: an error inside one is a PANIC */
     if (n < 1 || n > MAX_GENERIC_XLOG_PAGES)
         elog(ERROR, "simhash index \"%s\": %d pages in one WAL record", RelationGetRelationName(index), n);
     for (int i = 0; i < n; i++)
-        if (!shi_leaf_has_room(bufs[i]))
+        if (!shx_leaf_has_room(bufs[i]))
             elog(ERROR, "simhash index \"%s\": no room on a leaf checked for room", RelationGetRelationName(index));
-#ifdef SHI_DIRECT_GENERIC_RECORD
+#ifdef SHX_DIRECT_GENERIC_RECORD
     char delta[MAX_GENERIC_XLOG_PAGES][APPEND_DELTA];
     START_CRIT_SECTION();
     for (int i = 0; i < n; i++) {
         Page page = BufferGetPage(bufs[i]);
         PageHeader ph = (PageHeader) page;
         LocationIndex at = ph->pd_lower;
-        shi_leaf_append(page, keys[i], tid);
+        shx_leaf_append(page, keys[i], tid);
         char *d = put_fragment(delta[i], offsetof(PageHeaderData, pd_lower), sizeof(LocationIndex), &ph->pd_lower);
-        put_fragment(d, at, SHI_TAIL_ENTRY, (char *) page + at);
+        put_fragment(d, at, SHX_TAIL_ENTRY, (char *) page + at);
         MarkBufferDirty(bufs[i]);
     }
     if (RelationNeedsWAL(index)) {
@@ -86,7 +86,7 @@ void shi_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, 
     END_CRIT_SECTION();
 #else
     GenericXLogState *x = GenericXLogStart(index);
-    for (int i = 0; i < n; i++) shi_leaf_append(GenericXLogRegisterBuffer(x, bufs[i], 0), keys[i], tid);
+    for (int i = 0; i < n; i++) shx_leaf_append(GenericXLogRegisterBuffer(x, bufs[i], 0), keys[i], tid);
     GenericXLogFinish(x);
 #endif
 }

@@ -10,7 +10,7 @@
  * was in before, when it is still there, checking the buffer's tag under
  * its header lock, so a wrong guess costs one check and then the normal
  * lookup.  Each backend keeps, per index, the buffer of every page it read,
- * direct-mapped by block number: at most SHI_GUESS_MAX_SLOTS (1 MB),
+ * direct-mapped by block number: at most SHX_GUESS_MAX_SLOTS (1 MB),
  * sized to the index when first used, freed with the index's cached state
  * (a relcache reload, a REINDEX).  A larger index shares slots, so fewer
  * guesses hold, and none is ever wrong.
@@ -23,26 +23,26 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
-#define SHI_GUESS_MIN_SLOTS 1024
-#define SHI_GUESS_MAX_SLOTS (1 << 18)
+#define SHX_GUESS_MIN_SLOTS 1024
+#define SHX_GUESS_MAX_SLOTS (1 << 18)
 
 #if PG_VERSION_NUM >= 140000 && PG_VERSION_NUM < 160000
-#define SHI_HAVE_READ_RECENT_BUFFER 1
+#define SHX_HAVE_READ_RECENT_BUFFER 1
 #endif
 
-typedef struct ShiBufferGuess {
+typedef struct ShxBufferGuess {
     uint32 mask;  /* slots - 1 */
     Buffer *slot; /* by block number & mask: the buffer that held it, or InvalidBuffer */
-} ShiBufferGuess;
+} ShxBufferGuess;
 
-#ifdef SHI_HAVE_READ_RECENT_BUFFER
-static ShiBufferGuess *guesses_of(Relation index) {
-    ShiState *st = (ShiState *) shi_get_state(index);
+#ifdef SHX_HAVE_READ_RECENT_BUFFER
+static ShxBufferGuess *guesses_of(Relation index) {
+    ShxState *st = (ShxState *) shx_get_state(index);
     if (st->guesses == NULL) {
-        uint32 slots = SHI_GUESS_MIN_SLOTS;
+        uint32 slots = SHX_GUESS_MIN_SLOTS;
         BlockNumber nblocks = RelationGetNumberOfBlocks(index);
-        while (slots < nblocks && slots < SHI_GUESS_MAX_SLOTS) slots <<= 1;
-        ShiBufferGuess *g = (ShiBufferGuess *) MemoryContextAlloc(st->cxt, sizeof(ShiBufferGuess));
+        while (slots < nblocks && slots < SHX_GUESS_MAX_SLOTS) slots <<= 1;
+        ShxBufferGuess *g = (ShxBufferGuess *) MemoryContextAlloc(st->cxt, sizeof(ShxBufferGuess));
         g->slot = (Buffer *) MemoryContextAllocZero(st->cxt, sizeof(Buffer) * slots);
         g->mask = slots - 1;
         st->guesses = g;
@@ -51,10 +51,10 @@ static ShiBufferGuess *guesses_of(Relation index) {
 }
 #endif
 
-Buffer shi_read_page(Relation index, BlockNumber blk) {
-#ifdef SHI_HAVE_READ_RECENT_BUFFER
+Buffer shx_read_page(Relation index, BlockNumber blk) {
+#ifdef SHX_HAVE_READ_RECENT_BUFFER
     if (index->rd_rel->relpersistence != RELPERSISTENCE_TEMP) {
-        ShiBufferGuess *g = guesses_of(index);
+        ShxBufferGuess *g = guesses_of(index);
         Buffer *guess = &g->slot[blk & g->mask];
         if (*guess != InvalidBuffer && ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blk, *guess)) {
             /* what ReadBuffer counts for a page found in shared buffers */
@@ -82,11 +82,11 @@ Buffer shi_read_page(Relation index, BlockNumber blk) {
  * bytes then give a useless prefetch; every address is inside shared
  * buffers either way, and the walk itself reads the page as always.
  */
-void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint64 key) {
-#ifdef SHI_HAVE_READ_RECENT_BUFFER
+void shx_prefetch_walk_start(Relation index, const ShxState *st, int part, uint64 key) {
+#ifdef SHX_HAVE_READ_RECENT_BUFFER
     if (st->guesses == NULL || index->rd_rel->relpersistence == RELPERSISTENCE_TEMP) return;
-    const ShiBufferGuess *g = st->guesses;
-    uint32 slot = (uint32) (key >> (64 - SHI_DIR_BITS));
+    const ShxBufferGuess *g = st->guesses;
+    uint32 slot = (uint32) (key >> (64 - SHX_DIR_BITS));
     BlockNumber dblk = st->dir_start[part] + slot / st->dir_slots_per_page;
     Buffer dbuf = g->slot[dblk & g->mask];
     if (dbuf <= 0 || dbuf > NBuffers) return;
@@ -98,6 +98,6 @@ void shi_prefetch_walk_start(Relation index, const ShiState *st, int part, uint6
     const char *page = (const char *) BufferGetPage(lbuf);
     __builtin_prefetch(GetBufferDescriptor(lbuf - 1));
     __builtin_prefetch(page);                                  /* header, packed header, group table */
-    __builtin_prefetch(page + BLCKSZ - sizeof(ShiPageOpaque)); /* special area */
+    __builtin_prefetch(page + BLCKSZ - sizeof(ShxPageOpaque)); /* special area */
 #endif
 }

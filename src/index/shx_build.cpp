@@ -30,11 +30,11 @@ extern "C" {
 namespace {
 
 struct BuildState {
-    ShiState st;
+    ShxState st;
     simhash::KeyTid *items;  // in-memory mode: (fp, tid)
     Size nitems;
     Size maxitems;
-    ShiPairSort sorts[SHI_MAX_PARTS];  // spill mode, by key
+    ShxPairSort sorts[SHX_MAX_PARTS];  // spill mode, by key
     double indtuples;
     MemoryContext tmpcxt;
 };
@@ -53,7 +53,7 @@ void start_spill(BuildState *bs) {
     bs->items = NULL;
     bs->nitems = 0;
     int mem = Max(maintenance_work_mem / bs->st.nparts, 1024);
-    for (int p = 0; p < bs->st.nparts; p++) shi_pair_sort_begin(&bs->sorts[p], mem, false, false);
+    for (int p = 0; p < bs->st.nparts; p++) shx_pair_sort_begin(&bs->sorts[p], mem, false, false);
     if (BufFileSeek(file, 0, 0, SEEK_SET) != 0)
         ereport(ERROR, (errcode_for_file_access(), errmsg("could not rewind the index build's temporary file")));
     simhash::KeyTid chunk[1024];
@@ -63,7 +63,7 @@ void start_spill(BuildState *bs) {
             ereport(ERROR, (errcode_for_file_access(), errmsg("could not read the index build's temporary file")));
         for (Size i = 0; i < want; i++)
             for (int p = 0; p < bs->st.nparts; p++)
-                shi_pair_sort_put(&bs->sorts[p], simhash::rotl64(chunk[i].key, bs->st.rot[p]), chunk[i].tid);
+                shx_pair_sort_put(&bs->sorts[p], simhash::rotl64(chunk[i].key, bs->st.rot[p]), chunk[i].tid);
         done += want;
         CHECK_FOR_INTERRUPTS();
     }
@@ -88,13 +88,13 @@ void build_callback(Relation index, ItemPointer tid, Datum *values, bool *isnull
         }
         if (bs->items != NULL) {
             bs->items[bs->nitems].key = fp;
-            bs->items[bs->nitems].tid = shi_pack_tid(tid);
+            bs->items[bs->nitems].tid = shx_pack_tid(tid);
             bs->nitems++;
         }
     }
     if (bs->items == NULL)
         for (int p = 0; p < bs->st.nparts; p++)
-            shi_pair_sort_put(&bs->sorts[p], simhash::rotl64(fp, bs->st.rot[p]), shi_pack_tid(tid));
+            shx_pair_sort_put(&bs->sorts[p], simhash::rotl64(fp, bs->st.rot[p]), shx_pack_tid(tid));
     bs->indtuples += 1;
 }
 
@@ -123,19 +123,19 @@ struct LeafWriter {
     int maxpages;
 };
 
-/* lo: the new page's; clean: the page before it ends at a group boundary (SHI_HI_CLEAN) */
+/* lo: the new page's; clean: the page before it ends at a group boundary (SHX_HI_CLEAN) */
 void writer_new_page(LeafWriter *w, uint64 lo, bool clean = false) {
-    Buffer nbuf = shi_new_buffer(w->index);
+    Buffer nbuf = shx_new_buffer(w->index);
     Page np = BufferGetPage(nbuf);
-    shi_init_page(np, SHI_LEAF | (w->npages == 0 ? SHI_LEFTMOST : 0), (uint16) w->part);
-    ShiPageGetOpaque(np)->lo = lo;
+    shx_init_page(np, SHX_LEAF | (w->npages == 0 ? SHX_LEFTMOST : 0), (uint16) w->part);
+    ShxPageGetOpaque(np)->lo = lo;
     MarkBufferDirty(nbuf);
     LockBuffer(nbuf, BUFFER_LOCK_UNLOCK);
     if (BufferIsValid(w->buf)) {
         LockBuffer(w->buf, BUFFER_LOCK_EXCLUSIVE);
-        ShiPageGetOpaque(w->page)->hi = lo;
-        if (clean) ShiPageGetOpaque(w->page)->flags |= SHI_HI_CLEAN;
-        ShiPageGetOpaque(w->page)->right = BufferGetBlockNumber(nbuf);
+        ShxPageGetOpaque(w->page)->hi = lo;
+        if (clean) ShxPageGetOpaque(w->page)->flags |= SHX_HI_CLEAN;
+        ShxPageGetOpaque(w->page)->right = BufferGetBlockNumber(nbuf);
         MarkBufferDirty(w->buf);
         UnlockReleaseBuffer(w->buf);
     }
@@ -157,7 +157,7 @@ void writer_new_page(LeafWriter *w, uint64 lo, bool clean = false) {
 
 void writer_flush(LeafWriter *w) {
     LockBuffer(w->buf, BUFFER_LOCK_EXCLUSIVE);
-    shi_leaf_write_packed(w->page, w->cur, w->n);
+    shx_leaf_write_packed(w->page, w->cur, w->n);
     MarkBufferDirty(w->buf);
     LockBuffer(w->buf, BUFFER_LOCK_UNLOCK);
 }
@@ -165,7 +165,7 @@ void writer_flush(LeafWriter *w) {
 /*
  * Ends the full page being filled before its last group, which starts at
  * w->cur[first] and goes on to the next page: at a group boundary the pages
- * meet cleanly (SHI_HI_CLEAN), and a probe of that group reads one page
+ * meet cleanly (SHX_HI_CLEAN), and a probe of that group reads one page
  * instead of two.
  */
 void writer_cut_before_group(LeafWriter *w, int first) {
@@ -201,9 +201,9 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
         /* the page's bytes with this entry: its tid may widen every tid of the page */
         bool new_group = simhash::key_group(key) != simhash::key_group(w->cur[w->n - 1].key);
         int groups = w->cur_groups + (new_group ? 1 : 0);
-        Size bytes = shi_leaf_form_bytes(groups, w->n + 1, w->cur_tids.width_with(packed));
-        bool over = bytes > w->limit || w->n >= SHI_MAX_LEAF_ENTRIES - 2;
-        bool room = bytes <= w->limit + (SHI_LEAF_SPACE - w->limit) / 2 && w->n < SHI_MAX_LEAF_ENTRIES - 2;
+        Size bytes = shx_leaf_form_bytes(groups, w->n + 1, w->cur_tids.width_with(packed));
+        bool over = bytes > w->limit || w->n >= SHX_MAX_LEAF_ENTRIES - 2;
+        bool room = bytes <= w->limit + (SHX_LEAF_SPACE - w->limit) / 2 && w->n < SHX_MAX_LEAF_ENTRIES - 2;
         if (w->finishing_group) {
             /* past the fill, finishing the page's last group */
             if (new_group) {
@@ -216,7 +216,7 @@ void writer_add(LeafWriter *w, uint64 key, uint64 packed) {
             writer_flush(w);
             writer_new_page(w, simhash::last_key_before_group(key), true);
         } else if (over) {
-            Size before = w->group_first > 0 ? shi_packed_size(w->cur, w->group_first) : 0;
+            Size before = w->group_first > 0 ? shx_packed_size(w->cur, w->group_first) : 0;
             if (before < w->limit * 3 / 4) {
                 writer_flush(w);
                 writer_new_page(w, key);
@@ -255,7 +255,7 @@ void writer_finish(LeafWriter *w) {
 }
 
 /* Slot i of the directory: the last leaf whose lo < (i << 48), else the leftmost. */
-void fill_directory(Relation index, const ShiMetaPageData *meta, int part, const LeafWriter *w,
+void fill_directory(Relation index, const ShxMetaPageData *meta, int part, const LeafWriter *w,
                     ForkNumber fork, Page *images) {
     int j = 0;
     for (uint32 d = 0; d < meta->dir_pages_per_part; d++) {
@@ -272,13 +272,13 @@ void fill_directory(Relation index, const ShiMetaPageData *meta, int part, const
         BlockNumber *slots = (BlockNumber *) PageGetContents(page);
         for (uint32 s = 0; s < meta->dir_slots_per_page; s++) {
             uint64 slot = (uint64) d * meta->dir_slots_per_page + s;
-            if (slot >= SHI_DIR_SLOTS) break;
-            uint64 sval = slot << (64 - SHI_DIR_BITS);
+            if (slot >= SHX_DIR_SLOTS) break;
+            uint64 sval = slot << (64 - SHX_DIR_BITS);
             while (j + 1 < w->npages && w->los[j + 1] < sval) j++;
             slots[s] = w->blks[j];
         }
         ((PageHeader) page)->pd_lower =
-            SHI_CONTENT_OFFSET + meta->dir_slots_per_page * sizeof(BlockNumber);
+            SHX_CONTENT_OFFSET + meta->dir_slots_per_page * sizeof(BlockNumber);
         if (!images) {
             MarkBufferDirty(buf);
             UnlockReleaseBuffer(buf);
@@ -286,32 +286,32 @@ void fill_directory(Relation index, const ShiMetaPageData *meta, int part, const
     }
 }
 
-void init_meta(ShiMetaPageData *meta, int nparts) {
+void init_meta(ShxMetaPageData *meta, int nparts) {
     memset(meta, 0, sizeof(*meta));
-    meta->magic = SHI_MAGIC;
-    meta->version = SHI_VERSION;
+    meta->magic = SHX_MAGIC;
+    meta->version = SHX_VERSION;
     meta->nparts = (uint16) nparts;
-    meta->dirbits = SHI_DIR_BITS;
-    meta->dir_slots_per_page = SHI_DIR_SLOTS_PER_PAGE;
-    meta->dir_pages_per_part = (SHI_DIR_SLOTS + SHI_DIR_SLOTS_PER_PAGE - 1) / SHI_DIR_SLOTS_PER_PAGE;
+    meta->dirbits = SHX_DIR_BITS;
+    meta->dir_slots_per_page = SHX_DIR_SLOTS_PER_PAGE;
+    meta->dir_pages_per_part = (SHX_DIR_SLOTS + SHX_DIR_SLOTS_PER_PAGE - 1) / SHX_DIR_SLOTS_PER_PAGE;
     for (int p = 0; p < nparts; p++) meta->dir_start[p] = 1 + p * meta->dir_pages_per_part;
 }
 
-void write_meta(Page page, const ShiMetaPageData *meta) {
-    shi_init_page(page, SHI_META, 0);
+void write_meta(Page page, const ShxMetaPageData *meta) {
+    shx_init_page(page, SHX_META, 0);
     memcpy(PageGetContents(page), meta, sizeof(*meta));
-    ((PageHeader) page)->pd_lower = SHI_CONTENT_OFFSET + sizeof(ShiMetaPageData);
+    ((PageHeader) page)->pd_lower = SHX_CONTENT_OFFSET + sizeof(ShxMetaPageData);
 }
 
 }  // namespace
 
-IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo) {
+IndexBuildResult *shx_build(Relation heap, Relation index, IndexInfo *indexInfo) {
     if (RelationGetNumberOfBlocks(index) != 0)
         elog(ERROR, "index \"%s\" already contains data", RelationGetRelationName(index));
 
-    int nparts = shi_reloption_parts(index);
-    int fillfactor = shi_reloption_fillfactor(index);
-    ShiMetaPageData meta;
+    int nparts = shx_reloption_parts(index);
+    int fillfactor = shx_reloption_fillfactor(index);
+    ShxMetaPageData meta;
     init_meta(&meta, nparts);
 
     /*
@@ -319,40 +319,40 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
      * metapage is written at the end; it is not kept locked meanwhile, since
      * a content lock would hold off a cancel for the whole build.
      */
-    Buffer mbuf = shi_new_buffer(index);
-    Assert(BufferGetBlockNumber(mbuf) == SHI_METAPAGE_BLKNO);
-    shi_init_page(BufferGetPage(mbuf), SHI_META, 0);
+    Buffer mbuf = shx_new_buffer(index);
+    Assert(BufferGetBlockNumber(mbuf) == SHX_METAPAGE_BLKNO);
+    shx_init_page(BufferGetPage(mbuf), SHX_META, 0);
     MarkBufferDirty(mbuf);
     UnlockReleaseBuffer(mbuf);
     for (int p = 0; p < nparts; p++)
         for (uint32 d = 0; d < meta.dir_pages_per_part; d++) {
-            Buffer b = shi_new_buffer(index);
-            shi_init_page(BufferGetPage(b), SHI_DIR, (uint16) p);
+            Buffer b = shx_new_buffer(index);
+            shx_init_page(BufferGetPage(b), SHX_DIR, (uint16) p);
             MarkBufferDirty(b);
             UnlockReleaseBuffer(b);
         }
 
     BuildState bs;
     memset(&bs, 0, sizeof(bs));
-    shi_fill_state(&bs.st, &meta);
+    shx_fill_state(&bs.st, &meta);
     bs.maxitems = 1024;
     bs.items = (simhash::KeyTid *) MemoryContextAllocHuge(CurrentMemoryContext, bs.maxitems * sizeof(simhash::KeyTid));
 
-    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SHI_BUILD_PHASE_SCAN);
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SHX_BUILD_PHASE_SCAN);
     double reltuples = table_index_build_scan(heap, index, indexInfo, true, true, build_callback, &bs, NULL);
 
-    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SHI_BUILD_PHASE_LOAD);
+    pgstat_progress_update_param(PROGRESS_CREATEIDX_SUBPHASE, SHX_BUILD_PHASE_LOAD);
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_TOTAL, (int64) (bs.indtuples * nparts));
     int64 done = 0;
 
-    Size limit = Max((Size) (SHI_LEAF_SPACE * fillfactor / 100), shi_packed_len(1, 1, 48));
+    Size limit = Max((Size) (SHX_LEAF_SPACE * fillfactor / 100), shx_packed_len(1, 1, 48));
     uint64 prev_rot = 0;
     for (int p = 0; p < nparts; p++) {
         LeafWriter w = LeafWriter();
         w.index = index;
         w.part = p;
         w.limit = limit;
-        w.cur = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
+        w.cur = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHX_MAX_LEAF_ENTRIES);
         w.buf = InvalidBuffer;
         w.maxpages = 64;
         w.los = (uint64 *) palloc(sizeof(uint64) * w.maxpages);
@@ -379,10 +379,10 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
             while (merge.next(&item)) writer_add_counted(&w, item.key, item.tid, &done);
             pfree(heap);
         } else {
-            shi_pair_sort_perform(&bs.sorts[p]);
+            shx_pair_sort_perform(&bs.sorts[p]);
             uint64 key, tid;
-            while (shi_pair_sort_next(&bs.sorts[p], &key, &tid)) writer_add_counted(&w, key, tid, &done);
-            shi_pair_sort_end(&bs.sorts[p]);
+            while (shx_pair_sort_next(&bs.sorts[p], &key, &tid)) writer_add_counted(&w, key, tid, &done);
+            shx_pair_sort_end(&bs.sorts[p]);
         }
         writer_finish(&w);
         meta.first_leaf[p] = w.blks[0];
@@ -394,7 +394,7 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
     pgstat_progress_update_param(PROGRESS_CREATEIDX_TUPLES_DONE, done);
     if (bs.items) pfree(bs.items);
 
-    mbuf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
+    mbuf = ReadBuffer(index, SHX_METAPAGE_BLKNO);
     LockBuffer(mbuf, BUFFER_LOCK_EXCLUSIVE);
     write_meta(BufferGetPage(mbuf), &meta);
     MarkBufferDirty(mbuf);
@@ -410,9 +410,9 @@ IndexBuildResult *shi_build(Relation heap, Relation index, IndexInfo *indexInfo)
 }
 
 /* The init fork of an unlogged index: an empty index, written through smgr. */
-void shi_buildempty(Relation index) {
-    int nparts = shi_reloption_parts(index);
-    ShiMetaPageData meta;
+void shx_buildempty(Relation index) {
+    int nparts = shx_reloption_parts(index);
+    ShxMetaPageData meta;
     init_meta(&meta, nparts);
     BlockNumber first = 1 + nparts * meta.dir_pages_per_part;
     BlockNumber nblocks = first + nparts;
@@ -420,9 +420,9 @@ void shi_buildempty(Relation index) {
     for (BlockNumber b = 0; b < nblocks; b++) images[b] = (Page) palloc0(BLCKSZ);
     for (int p = 0; p < nparts; p++) {
         for (uint32 d = 0; d < meta.dir_pages_per_part; d++)
-            shi_init_page(images[meta.dir_start[p] + d], SHI_DIR, (uint16) p);
+            shx_init_page(images[meta.dir_start[p] + d], SHX_DIR, (uint16) p);
         meta.first_leaf[p] = first + p;
-        shi_init_page(images[first + p], SHI_LEAF | SHI_LEFTMOST, (uint16) p);
+        shx_init_page(images[first + p], SHX_LEAF | SHX_LEFTMOST, (uint16) p);
         LeafWriter w = LeafWriter();
         uint64 lo = 0;
         BlockNumber blk = first + p;

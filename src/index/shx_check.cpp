@@ -82,7 +82,7 @@ struct PageSink {
  * a lock that lets inserts run) the index may grow during the walk, so a
  * link past nblocks is first checked against the index's size now.
  */
-ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, BlockNumber nblocks, uint64 *los,
+ChainResult walk_chain(Relation index, const ShxState *st, int p, bool verify, BlockNumber nblocks, uint64 *los,
                        bool *is_leaf, PageSink *sink) {
     const char *name = RelationGetRelationName(index);
     ChainResult r;
@@ -90,7 +90,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
     r.npages = 0;
     r.nempty = 0;
     r.ntail = 0;
-    simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
+    simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHX_MAX_LEAF_ENTRIES);
     BlockNumber blk = st->first_leaf[p];
     uint64 prev_hi = 0;
     bool prev_clean = false; /* the left neighbour ends cleanly: no key here may equal its hi */
@@ -109,12 +109,12 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
         Buffer buf = ReadBuffer(index, blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
-        shi_check_page(index, page, blk, SHI_LEAF);
-        ShiPageOpaque *op = ShiPageGetOpaque(page);
+        shx_check_page(index, page, blk, SHX_LEAF);
+        ShxPageOpaque *op = ShxPageGetOpaque(page);
         if (verify) {
             if (op->part != p) CORRUPT("index \"%s\" block %u belongs to partition %d, found in chain %d", name, blk, op->part, p);
             bool first = r.npages == 1;
-            if (first && (op->lo != 0 || !(op->flags & SHI_LEFTMOST)))
+            if (first && (op->lo != 0 || !(op->flags & SHX_LEFTMOST)))
                 CORRUPT("index \"%s\" partition %d: leftmost leaf %u has lo %llx", name, p, blk, (unsigned long long) op->lo);
             if (!first && op->lo != prev_hi)
                 CORRUPT("index \"%s\" block %u: lo %llx differs from the left neighbour's hi %llx", name, blk,
@@ -122,7 +122,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
             if (op->lo > op->hi) CORRUPT("index \"%s\" block %u: lo > hi", name, blk);
             if (op->right == InvalidBlockNumber && op->hi != PG_UINT64_MAX)
                 CORRUPT("index \"%s\" partition %d: rightmost leaf %u does not end at 2^64-1", name, p, blk);
-            if (!shi_leaf_layout_ok(page))
+            if (!shx_leaf_layout_ok(page))
                 CORRUPT("index \"%s\" block %u: the packed region's group table is out of order, or it and the tail do not add up to pd_lower", name, blk);
             for (int i = 0; i < nopen; i++) {
                 if (open[i].target == blk) {
@@ -148,7 +148,7 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
             }
         }
         int i = 0;
-        shi_leaf_foreach(page, [&](uint64 key, ItemPointer tid) {
+        shx_leaf_foreach(page, [&](uint64 key, ItemPointer tid) {
             if (verify && (key < op->lo || key > op->hi))
                 CORRUPT("index \"%s\" block %u: entry %d key %llx outside [%llx, %llx]", name, blk, i,
                         (unsigned long long) key, (unsigned long long) op->lo, (unsigned long long) op->hi);
@@ -156,19 +156,19 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
                 CORRUPT("index \"%s\" block %u: entry %d key %llx equals the hi of a left neighbour that ends cleanly",
                         name, blk, i, (unsigned long long) key);
             if (verify && !ItemPointerIsValid(tid)) CORRUPT("index \"%s\" block %u: entry %d has an invalid tid", name, blk, i);
-            if (i == SHI_MAX_LEAF_ENTRIES) CORRUPT("index \"%s\" block %u holds more entries than a page can", name, blk);
+            if (i == SHX_MAX_LEAF_ENTRIES) CORRUPT("index \"%s\" block %u holds more entries than a page can", name, blk);
             items[i].key = key;
-            items[i].tid = shi_pack_tid(tid);
+            items[i].tid = shx_pack_tid(tid);
             i++;
         });
         r.n += i;
         if (i == 0) r.nempty++;
         if (op->packed_len > 0) {
-            ShiPacked pk;
-            if (shi_packed_open(page, &pk)) r.ntail += (uint64) Max(i - (int) pk.nentries, 0);
+            ShxPacked pk;
+            if (shx_packed_open(page, &pk)) r.ntail += (uint64) Max(i - (int) pk.nentries, 0);
         }
         prev_hi = op->hi;
-        prev_clean = (op->flags & SHI_HI_CLEAN) != 0;
+        prev_clean = (op->flags & SHX_HI_CLEAN) != 0;
         blk = op->right;
         UnlockReleaseBuffer(buf);
         if (sink) sink->take(sink, items, i);
@@ -184,19 +184,19 @@ ChainResult walk_chain(Relation index, const ShiState *st, int p, bool verify, B
 /* the heap's rows as (fingerprint, tid), for heapallindexed */
 void heap_row_callback(Relation, ItemPointer tid, Datum *values, bool *isnull, bool, void *state) {
     if (isnull[0]) return;
-    shi_pair_sort_put((ShiPairSort *) state, DatumGetSimhash(values[0]), shi_pack_tid(tid));
+    shx_pair_sort_put((ShxPairSort *) state, DatumGetSimhash(values[0]), shx_pack_tid(tid));
 }
 
 /* a partition's entries as (fingerprint, tid), into a sort */
 struct SortSink {
     PageSink base;
-    ShiPairSort *sort;
+    ShxPairSort *sort;
     int rot;
 };
 
 void sort_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
     SortSink *s = (SortSink *) self;
-    for (int i = 0; i < n; i++) shi_pair_sort_put(s->sort, simhash::rotr64(items[i].key, s->rot), items[i].tid);
+    for (int i = 0; i < n; i++) shx_pair_sort_put(s->sort, simhash::rotr64(items[i].key, s->rot), items[i].tid);
 }
 
 /*
@@ -206,15 +206,15 @@ void sort_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
  * decides for a unique violation: the check can be granted to roles that
  * may not.
  */
-void check_heap_rows_in(const char *name, int p, ShiPairSort *heap_rows, ShiPairSort *entries, bool show_values) {
+void check_heap_rows_in(const char *name, int p, ShxPairSort *heap_rows, ShxPairSort *entries, bool show_values) {
     uint64 ek = 0, et = 0, hk, ht;
-    bool have = shi_pair_sort_next(entries, &ek, &et);
+    bool have = shx_pair_sort_next(entries, &ek, &et);
     uint64 n = 0;
-    while (shi_pair_sort_next(heap_rows, &hk, &ht)) {
-        while (have && (ek < hk || (ek == hk && et < ht))) have = shi_pair_sort_next(entries, &ek, &et);
+    while (shx_pair_sort_next(heap_rows, &hk, &ht)) {
+        while (have && (ek < hk || (ek == hk && et < ht))) have = shx_pair_sort_next(entries, &ek, &et);
         if (!have || ek != hk || et != ht) {
             ItemPointerData tid;
-            shi_unpack_tid(ht, &tid);
+            shx_unpack_tid(ht, &tid);
             if (!show_values)
                 CORRUPT("index \"%s\" partition %d lacks heap tuple (%u,%u)", name, p, ItemPointerGetBlockNumber(&tid),
                         ItemPointerGetOffsetNumber(&tid));
@@ -279,7 +279,7 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid cal
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE), errmsg("\"%s\" is not an index", name)));
     *heap = table_open(heapid, mode);
     Relation index = index_open(indexoid, mode);
-    if (index->rd_indam == NULL || index->rd_indam->ambuild != shi_build)
+    if (index->rd_indam == NULL || index->rd_indam->ambuild != shx_build)
         ereport(ERROR, (errcode(ERRCODE_WRONG_OBJECT_TYPE),
                         errmsg("\"%s\" is not a simhash index", RelationGetRelationName(index))));
     if (index->rd_rel->relpersistence == RELPERSISTENCE_TEMP && !RELATION_IS_LOCAL(index))
@@ -328,12 +328,12 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
     Relation index = open_simhash_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
     bool show_values = may_see_rows(heap, GetUserId());
-    ShiCaller caller;
-    shi_become_table_owner(heap, &caller);
+    ShxCaller caller;
+    shx_become_table_owner(heap, &caller);
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
     reject_invalid_index(index, "check");
     const char *name = RelationGetRelationName(index);
-    ShiState st = *shi_get_state(index);
+    ShxState st = *shx_get_state(index);
     BlockNumber nblocks = RelationGetNumberOfBlocks(index);
     uint64 *los = (uint64 *) MemoryContextAllocHuge(CurrentMemoryContext, sizeof(uint64) * nblocks);
     /*
@@ -344,7 +344,7 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
      * used to be held in memory, 16 bytes a row per partition.)
      */
     int sort_mem = Max(maintenance_work_mem / 2, 1024);
-    ShiPairSort heap_rows;
+    ShxPairSort heap_rows;
     if (heapallindexed) {
         IndexInfo *ii = BuildIndexInfo(index);
         /*
@@ -375,32 +375,32 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
                             errhint("Check it at READ COMMITTED, or once the transactions older than the index have "
                                     "ended.")));
         TableScanDesc hscan = table_beginscan_strat(heap, snapshot, 0, NULL, true, true);
-        shi_pair_sort_begin(&heap_rows, sort_mem, true, true);
+        shx_pair_sort_begin(&heap_rows, sort_mem, true, true);
         table_index_build_scan(heap, index, ii, true, false, heap_row_callback, &heap_rows, hscan);
         UnregisterSnapshot(snapshot);
-        shi_pair_sort_perform(&heap_rows);
+        shx_pair_sort_perform(&heap_rows);
     }
     for (int p = 0; p < st.nparts; p++) {
         bool *is_leaf = (bool *) MemoryContextAllocHuge(CurrentMemoryContext, nblocks);
         memset(is_leaf, 0, nblocks);
-        ShiPairSort entries;
+        ShxPairSort entries;
         SortSink sink = {{sort_sink_take}, &entries, st.rot[p]};
-        if (heapallindexed) shi_pair_sort_begin(&entries, sort_mem, true, false);
+        if (heapallindexed) shx_pair_sort_begin(&entries, sort_mem, true, false);
         walk_chain(index, &st, p, true, nblocks, los, is_leaf, heapallindexed ? &sink.base : NULL);
         /* directory */
-        uint32 ndir = (SHI_DIR_SLOTS + st.dir_slots_per_page - 1) / st.dir_slots_per_page;
+        uint32 ndir = (SHX_DIR_SLOTS + st.dir_slots_per_page - 1) / st.dir_slots_per_page;
         for (uint32 d = 0; d < ndir; d++) {
             BlockNumber dblk = st.dir_start[p] + d;
             Buffer buf = ReadBuffer(index, dblk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
             Page page = BufferGetPage(buf);
-            shi_check_page(index, page, dblk, SHI_DIR);
+            shx_check_page(index, page, dblk, SHX_DIR);
             const BlockNumber *slots = (const BlockNumber *) PageGetContents(page);
             for (uint32 s = 0; s < st.dir_slots_per_page; s++) {
                 uint64 slot = (uint64) d * st.dir_slots_per_page + s;
-                if (slot >= SHI_DIR_SLOTS) break;
+                if (slot >= SHX_DIR_SLOTS) break;
                 BlockNumber b = slots[s];
-                uint64 sval = slot << (64 - SHI_DIR_BITS);
+                uint64 sval = slot << (64 - SHX_DIR_BITS);
                 if (b >= nblocks || !is_leaf[b] || (b != st.first_leaf[p] && los[b] >= sval))
                     CORRUPT("index \"%s\" partition %d: directory slot %llu names block %u, not a leaf below the slot",
                             name, p, (unsigned long long) slot, b);
@@ -409,14 +409,14 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
         }
         pfree(is_leaf);
         if (heapallindexed) {
-            shi_pair_sort_perform(&entries);
-            if (p > 0) shi_pair_sort_rescan(&heap_rows);
+            shx_pair_sort_perform(&entries);
+            if (p > 0) shx_pair_sort_rescan(&heap_rows);
             check_heap_rows_in(name, p, &heap_rows, &entries, show_values);
-            shi_pair_sort_end(&entries);
+            shx_pair_sort_end(&entries);
         }
     }
-    if (heapallindexed) shi_pair_sort_end(&heap_rows);
-    shi_restore_caller(&caller);
+    if (heapallindexed) shx_pair_sort_end(&heap_rows);
+    shx_restore_caller(&caller);
     index_close(index, mode);
     table_close(heap, mode);
     PG_RETURN_VOID();
@@ -429,8 +429,8 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     Relation heap;
     Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, fcinfo->flinfo->fn_oid);
     reject_invalid_index(index, "report on");
-    ShiState st = *shi_get_state(index);
-    uint64 *vals = (uint64 *) palloc(sizeof(uint64) * SHI_MAX_LEAF_ENTRIES);
+    ShxState st = *shx_get_state(index);
+    uint64 *vals = (uint64 *) palloc(sizeof(uint64) * SHX_MAX_LEAF_ENTRIES);
     for (int p = 0; p < st.nparts; p++) {
         int w = st.width[p];
         BucketSink sink = {{bucket_sink_take}, w, vals, 0, 0, 0, 0};

@@ -43,31 +43,31 @@ PG_FUNCTION_INFO_V1(simhash_within_support);
 
 namespace {
 
-relopt_kind shi_relopt_kind;
-bool shi_relopts_ready = false;
+relopt_kind shx_relopt_kind;
+bool shx_relopts_ready = false;
 
-void shi_init_reloptions() {
-    if (shi_relopts_ready) return;
-    shi_relopt_kind = add_reloption_kind();
-    add_int_reloption(shi_relopt_kind, "blocks", "Number of block partitions of the 64 bits (1 to 16)",
-                      SHI_DEFAULT_PARTS, 1, SHI_MAX_PARTS, AccessExclusiveLock);
-    add_int_reloption(shi_relopt_kind, "fillfactor", "Percent of each leaf page CREATE INDEX fills", 90, 10, 100,
+void shx_init_reloptions() {
+    if (shx_relopts_ready) return;
+    shx_relopt_kind = add_reloption_kind();
+    add_int_reloption(shx_relopt_kind, "blocks", "Number of block partitions of the 64 bits (1 to 16)",
+                      SHX_DEFAULT_PARTS, 1, SHX_MAX_PARTS, AccessExclusiveLock);
+    add_int_reloption(shx_relopt_kind, "fillfactor", "Percent of each leaf page CREATE INDEX fills", 90, 10, 100,
                       ShareUpdateExclusiveLock);
-    shi_relopts_ready = true;
+    shx_relopts_ready = true;
 }
 
-bytea *shi_options(Datum reloptions, bool validate) {
+bytea *shx_options(Datum reloptions, bool validate) {
     static const relopt_parse_elt tab[] = {
-        {"blocks", RELOPT_TYPE_INT, offsetof(ShiOptions, nparts)},
-        {"fillfactor", RELOPT_TYPE_INT, offsetof(ShiOptions, fillfactor)},
+        {"blocks", RELOPT_TYPE_INT, offsetof(ShxOptions, nparts)},
+        {"fillfactor", RELOPT_TYPE_INT, offsetof(ShxOptions, fillfactor)},
     };
-    shi_init_reloptions();
-    return (bytea *) build_reloptions(reloptions, validate, shi_relopt_kind, sizeof(ShiOptions), tab, lengthof(tab));
+    shx_init_reloptions();
+    return (bytea *) build_reloptions(reloptions, validate, shx_relopt_kind, sizeof(ShxOptions), tab, lengthof(tab));
 }
 
-bool shi_canreturn(Relation index, int attno) { return attno == 1; }
+bool shx_canreturn(Relation index, int attno) { return attno == 1; }
 
-bool shi_property(Oid index_oid, int attno, IndexAMProperty prop, const char *propname, bool *res, bool *isnull) {
+bool shx_property(Oid index_oid, int attno, IndexAMProperty prop, const char *propname, bool *res, bool *isnull) {
     if (prop == AMPROP_DISTANCE_ORDERABLE && attno == 1) {
         *res = true;
         *isnull = false;
@@ -76,13 +76,13 @@ bool shi_property(Oid index_oid, int attno, IndexAMProperty prop, const char *pr
     return false;
 }
 
-char *shi_buildphasename(int64 phase) {
+char *shx_buildphasename(int64 phase) {
     switch (phase) {
         case PROGRESS_CREATEIDX_SUBPHASE_INITIALIZE:
             return (char *) "initializing";
-        case SHI_BUILD_PHASE_SCAN:
+        case SHX_BUILD_PHASE_SCAN:
             return (char *) "scanning table";
-        case SHI_BUILD_PHASE_LOAD:
+        case SHX_BUILD_PHASE_LOAD:
             return (char *) "sorting and loading partitions";
         default:
             return NULL;
@@ -96,11 +96,11 @@ int clause_radius(PlannerInfo *root, IndexOptInfo *index, RestrictInfo *rinfo) {
     OpExpr *op = (OpExpr *) clause;
     int strategy = get_op_opfamily_strategy(op->opno, index->opfamily[0]);
     switch (strategy) {
-        case SHI_STRATEGY_EQUAL:
+        case SHX_STRATEGY_EQUAL:
             return 0;
-        case SHI_STRATEGY_SIMILAR:
+        case SHX_STRATEGY_SIMILAR:
             return simhash_threshold;
-        case SHI_STRATEGY_WITHIN: {
+        case SHX_STRATEGY_WITHIN: {
             int radius;
             return simhash_radius_operator_args(root, op->args, NULL, &radius) ? radius : -1;
         }
@@ -130,7 +130,7 @@ void warn_old_index_once(Relation index, uint32 version) {
 
 }  // namespace
 
-void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *indexStartupCost,
+void shx_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cost *indexStartupCost,
                       Cost *indexTotalCost, Selectivity *indexSelectivity, double *indexCorrelation,
                       double *indexPages) {
     IndexOptInfo *index = path->indexinfo;
@@ -138,11 +138,11 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     memset(&costs, 0, sizeof(costs));
     genericcostestimate(root, path, loop_count, &costs);
 
-    int nparts = SHI_DEFAULT_PARTS;
+    int nparts = SHX_DEFAULT_PARTS;
     Relation irel = index_open(index->indexoid, NoLock);
     uint32 old_version = 0;
     if (RelationGetNumberOfBlocks(irel) > 0) {
-        const ShiState *st = shi_readable_state(irel, &old_version);
+        const ShxState *st = shx_readable_state(irel, &old_version);
         if (st != NULL)
             nparts = st->nparts;
         else
@@ -178,13 +178,13 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
         }
     }
     double tuples = Max(index->tuples, 1.0);
-    double dirpages = (double) nparts * ((SHI_DIR_SLOTS + SHI_DIR_SLOTS_PER_PAGE - 1) / SHI_DIR_SLOTS_PER_PAGE);
+    double dirpages = (double) nparts * ((SHX_DIR_SLOTS + SHX_DIR_SLOTS_PER_PAGE - 1) / SHX_DIR_SLOTS_PER_PAGE);
     double leafpages = Max(1.0, ((double) index->pages - 1 - dirpages) / nparts);
     double per_page = Max(1.0, tuples * nparts / Max(1.0, leafpages * nparts));
     int width = 64 / nparts;
     double probes;
     if (any) {
-        int widths[SHI_MAX_PARTS], probed;
+        int widths[SHX_MAX_PARTS], probed;
         for (int p = 0; p < nparts; p++) widths[p] = width;
         probes = simhash::radius_probe_count(radius, nparts, widths, &probed); /* as the scan probes */
     } else {
@@ -239,7 +239,7 @@ void shi_costestimate(PlannerInfo *root, IndexPath *path, double loop_count, Cos
     *indexPages = pages;
 }
 
-bool shi_validate(Oid opclassoid) {
+bool shx_validate(Oid opclassoid) {
     bool result = true;
     HeapTuple classtup = SearchSysCache1(CLAOID, ObjectIdGetDatum(opclassoid));
     if (!HeapTupleIsValid(classtup)) elog(ERROR, "cache lookup failed for operator class %u", opclassoid);
@@ -251,7 +251,7 @@ bool shi_validate(Oid opclassoid) {
         Form_pg_amop oprform = (Form_pg_amop) GETSTRUCT(&oprlist->members[i]->tuple);
         int s = oprform->amopstrategy;
         bool ok;
-        if (s == SHI_STRATEGY_DISTANCE)
+        if (s == SHX_STRATEGY_DISTANCE)
             ok = oprform->amoppurpose == AMOP_ORDER && OidIsValid(oprform->amopsortfamily);
         else
             ok = s >= 1 && s <= 3 && oprform->amoppurpose == AMOP_SEARCH &&
@@ -269,9 +269,9 @@ bool shi_validate(Oid opclassoid) {
 }
 
 Datum simhash_index_handler(PG_FUNCTION_ARGS) {
-    shi_init_reloptions();
+    shx_init_reloptions();
     IndexAmRoutine *am = makeNode(IndexAmRoutine);
-    am->amstrategies = SHI_NSTRATEGIES;
+    am->amstrategies = SHX_NSTRATEGIES;
     am->amsupport = 1;
     am->amoptsprocnum = 0;
     am->amcanorder = false;
@@ -290,23 +290,23 @@ Datum simhash_index_handler(PG_FUNCTION_ARGS) {
     am->amusemaintenanceworkmem = false;
     am->amparallelvacuumoptions = VACUUM_OPTION_PARALLEL_BULKDEL;
     am->amkeytype = InvalidOid;
-    am->ambuild = shi_build;
-    am->ambuildempty = shi_buildempty;
-    am->aminsert = shi_insert;
-    am->ambulkdelete = shi_bulkdelete;
-    am->amvacuumcleanup = shi_vacuumcleanup;
-    am->amcanreturn = shi_canreturn;
-    am->amcostestimate = shi_costestimate;
-    am->amoptions = shi_options;
-    am->amproperty = shi_property;
-    am->ambuildphasename = shi_buildphasename;
-    am->amvalidate = shi_validate;
+    am->ambuild = shx_build;
+    am->ambuildempty = shx_buildempty;
+    am->aminsert = shx_insert;
+    am->ambulkdelete = shx_bulkdelete;
+    am->amvacuumcleanup = shx_vacuumcleanup;
+    am->amcanreturn = shx_canreturn;
+    am->amcostestimate = shx_costestimate;
+    am->amoptions = shx_options;
+    am->amproperty = shx_property;
+    am->ambuildphasename = shx_buildphasename;
+    am->amvalidate = shx_validate;
     am->amadjustmembers = NULL;
-    am->ambeginscan = shi_beginscan;
-    am->amrescan = shi_rescan;
-    am->amgettuple = shi_gettuple;
-    am->amgetbitmap = shi_getbitmap;
-    am->amendscan = shi_endscan;
+    am->ambeginscan = shx_beginscan;
+    am->amrescan = shx_rescan;
+    am->amgettuple = shx_gettuple;
+    am->amgetbitmap = shx_getbitmap;
+    am->amendscan = shx_endscan;
     am->ammarkpos = NULL;
     am->amrestrpos = NULL;
     am->amestimateparallelscan = NULL;
@@ -315,25 +315,25 @@ Datum simhash_index_handler(PG_FUNCTION_ARGS) {
     PG_RETURN_POINTER(am);
 }
 
-int shi_knn_first_pass_rows = (int) simhash::kKnnFirstPassRows;
+int shx_knn_first_pass_rows = (int) simhash::kKnnFirstPassRows;
 
 void simhash_index_define_gucs(void) {
-    shi_init_reloptions();
+    shx_init_reloptions();
     DefineCustomIntVariable("simhash.knn_first_pass_rows",
                             "Rows near the query that the first pass of a simhash index KNN scan is sized for.",
                             "The first pass keeps only rows within the radius that holds this many rows of uniformly "
                             "random fingerprints; a scan that returns more walks its probes again. Set it near the "
                             "LIMIT of the KNN queries that matter.",
-                            &shi_knn_first_pass_rows, (int) simhash::kKnnFirstPassRows, 0, INT_MAX, PGC_USERSET, 0,
+                            &shx_knn_first_pass_rows, (int) simhash::kKnnFirstPassRows, 0, INT_MAX, PGC_USERSET, 0,
                             NULL, NULL, NULL);
 }
 
-int shi_reloption_parts(Relation index) {
-    ShiOptions *o = (ShiOptions *) index->rd_options;
-    return o ? o->nparts : SHI_DEFAULT_PARTS;
+int shx_reloption_parts(Relation index) {
+    ShxOptions *o = (ShxOptions *) index->rd_options;
+    return o ? o->nparts : SHX_DEFAULT_PARTS;
 }
-int shi_reloption_fillfactor(Relation index) {
-    ShiOptions *o = (ShiOptions *) index->rd_options;
+int shx_reloption_fillfactor(Relation index) {
+    ShxOptions *o = (ShxOptions *) index->rd_options;
     return o ? o->fillfactor : 90;
 }
 
@@ -378,7 +378,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
          * included, whose strategy 3 is = (the condition built from it
          * failed planning with "type simhash is not composite").
          */
-        bool ours = req->index->amcostestimate == reinterpret_cast<void (*)()>(shi_costestimate);
+        bool ours = req->index->amcostestimate == reinterpret_cast<void (*)()>(shx_costestimate);
         if (!ours || !is_funcclause(req->node)) PG_RETURN_POINTER(NULL);
         List *args = ((FuncExpr *) req->node)->args;
         if (list_length(args) != 3 || req->indexarg > 1) PG_RETURN_POINTER(NULL);
@@ -389,7 +389,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
         CatCList *catlist = SearchSysCacheList1(AMOPSTRATEGY, ObjectIdGetDatum(req->opfamily));
         for (int i = 0; i < catlist->n_members; i++) {
             Form_pg_amop amop = (Form_pg_amop) GETSTRUCT(&catlist->members[i]->tuple);
-            if (amop->amopstrategy == SHI_STRATEGY_WITHIN && amop->amoppurpose == AMOP_SEARCH) {
+            if (amop->amopstrategy == SHX_STRATEGY_WITHIN && amop->amoppurpose == AMOP_SEARCH) {
                 opno = amop->amopopr;
                 righttype = amop->amoprighttype;
             }

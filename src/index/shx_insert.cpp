@@ -1,7 +1,7 @@
 /*
  * shx_insert.cpp: aminsert.  Each non-NULL fingerprint is appended to
  * the leaf of every partition whose key range covers its key, all in one
- * generic WAL record (shi_insert says why that is safe); a full leaf is
+ * generic WAL record (shx_insert says why that is safe); a full leaf is
  * split in two (one generic WAL record for both pages), then the directory
  * slots that now belong to the right half are pointed at it (one record per
  * directory page; a crash in between leaves only stale, still-correct hints).
@@ -17,18 +17,18 @@ extern "C" {
 
 namespace {
 
-void update_directory(Relation index, const ShiState *st, int part, BlockNumber oldblk, BlockNumber newblk,
+void update_directory(Relation index, const ShxState *st, int part, BlockNumber oldblk, BlockNumber newblk,
                       uint64 sep, uint64 oldhi) {
-    uint64 first = (sep >> (64 - SHI_DIR_BITS)) + 1;
-    uint64 last = oldhi >> (64 - SHI_DIR_BITS);
+    uint64 first = (sep >> (64 - SHX_DIR_BITS)) + 1;
+    uint64 last = oldhi >> (64 - SHX_DIR_BITS);
     uint64 slot = first;
-    while (slot <= last && slot < SHI_DIR_SLOTS) {
+    while (slot <= last && slot < SHX_DIR_SLOTS) {
         uint32 d = (uint32) (slot / st->dir_slots_per_page);
         uint64 page_end = Min((uint64) (d + 1) * st->dir_slots_per_page - 1, last);
         BlockNumber dblk = st->dir_start[part] + d;
         Buffer buf = ReadBuffer(index, dblk);
         LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
-        shi_check_page(index, BufferGetPage(buf), dblk, SHI_DIR);
+        shx_check_page(index, BufferGetPage(buf), dblk, SHX_DIR);
         BlockNumber *slots = (BlockNumber *) PageGetContents(BufferGetPage(buf));
         bool any = false;
         for (uint64 s = slot; s <= page_end; s++)
@@ -50,12 +50,12 @@ void update_directory(Relation index, const ShiState *st, int part, BlockNumber 
  * Splits the full, exclusively locked leaf buf into itself (arr[0 .. mid))
  * and a new right page (arr[mid .. n)); releases buf.
  */
-void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhash::KeyTid *arr, int n, int mid) {
-    Buffer nbuf = shi_new_buffer(index);
+void split_leaf(Relation index, const ShxState *st, int part, Buffer buf, simhash::KeyTid *arr, int n, int mid) {
+    Buffer nbuf = shx_new_buffer(index);
     BlockNumber oldblk = BufferGetBlockNumber(buf);
     BlockNumber newblk = BufferGetBlockNumber(nbuf);
     /*
-     * At a group boundary the pages meet cleanly (SHI_HI_CLEAN); so they do
+     * At a group boundary the pages meet cleanly (SHX_HI_CLEAN); so they do
      * where the right page starts with the page's last key and holds only
      * it (split_point): the left page's hi stops below that key, which then
      * never lands on the left page again.
@@ -64,7 +64,7 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     bool key_clean = !group_clean && arr[mid - 1].key != arr[mid].key && arr[mid].key == arr[n - 1].key;
     bool clean = group_clean || key_clean;
     uint64 sep = group_clean ? simhash::last_key_before_group(arr[mid].key) : key_clean ? arr[mid].key - 1 : arr[mid].key;
-    ShiPageOpaque old = *ShiPageGetOpaque(BufferGetPage(buf));
+    ShxPageOpaque old = *ShxPageGetOpaque(BufferGetPage(buf));
     TransactionId old_resume = ((PageHeader) BufferGetPage(buf))->pd_prune_xid; /* run_resume() */
     /* keys that move right keep the SERIALIZABLE readers' locks, as nbtree's _bt_split passes them on */
     PredicateLockPageSplit(index, oldblk, newblk);
@@ -72,21 +72,21 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
     GenericXLogState *x = GenericXLogStart(index);
     Page left = GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE);
     Page right = GenericXLogRegisterBuffer(x, nbuf, GENERIC_XLOG_FULL_IMAGE);
-    shi_init_page(right, SHI_LEAF | (old.flags & SHI_HI_CLEAN), (uint16) part);
-    ShiPageGetOpaque(right)->lo = sep;
-    ShiPageGetOpaque(right)->hi = old.hi;
-    ShiPageGetOpaque(right)->right = old.right;
-    shi_init_page(left, (old.flags & ~SHI_HI_CLEAN) | (clean ? SHI_HI_CLEAN : 0), (uint16) part);
-    ShiPageGetOpaque(left)->lo = old.lo;
-    ShiPageGetOpaque(left)->hi = sep;
-    ShiPageGetOpaque(left)->right = newblk;
+    shx_init_page(right, SHX_LEAF | (old.flags & SHX_HI_CLEAN), (uint16) part);
+    ShxPageGetOpaque(right)->lo = sep;
+    ShxPageGetOpaque(right)->hi = old.hi;
+    ShxPageGetOpaque(right)->right = old.right;
+    shx_init_page(left, (old.flags & ~SHX_HI_CLEAN) | (clean ? SHX_HI_CLEAN : 0), (uint16) part);
+    ShxPageGetOpaque(left)->lo = old.lo;
+    ShxPageGetOpaque(left)->hi = sep;
+    ShxPageGetOpaque(left)->right = newblk;
     /*
      * A skip passes pages whose hi is the old page's hi.  The new right page
      * has that hi, so the skip stays with the left page if its hi does not
      * change, else moves to the right page.
      */
     Page keeps_hi = sep == old.hi ? left : right;
-    ShiPageGetOpaque(keeps_hi)->skip = old.skip;
+    ShxPageGetOpaque(keeps_hi)->skip = old.skip;
     /*
      * So does the place where the search along the run of keys equal to that
      * hi resumes (insert_along_run): lost at each split of the run's first
@@ -95,8 +95,8 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
      * further on (helper-82).
      */
     ((PageHeader) keeps_hi)->pd_prune_xid = old_resume;
-    shi_leaf_write_packed(left, arr, mid);
-    shi_leaf_write_packed(right, arr + mid, n - mid);
+    shx_leaf_write_packed(left, arr, mid);
+    shx_leaf_write_packed(right, arr + mid, n - mid);
     GenericXLogFinish(x);
     UnlockReleaseBuffer(nbuf);
     UnlockReleaseBuffer(buf);
@@ -105,7 +105,7 @@ void split_leaf(Relation index, const ShiState *st, int part, Buffer buf, simhas
 
 /* Appends (key, tid) to the exclusively locked leaf buf, which has room; releases buf. */
 void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
-    shi_append_entries(index, &buf, &key, 1, tid);
+    shx_append_entries(index, &buf, &key, 1, tid);
     UnlockReleaseBuffer(buf);
 }
 
@@ -135,7 +135,7 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
  */
 int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
     int mid;
-    int keep = Max(1, n * (100 - shi_reloption_fillfactor(index)) / 100);
+    int keep = Max(1, n * (100 - shx_reloption_fillfactor(index)) / 100);
     if (arr[0].key == arr[n - 1].key) mid = n - 1;
     else if (key == arr[n - 1].key && arr[n - 2].key < key) mid = n - keep;
     else if (key == arr[0].key && arr[1].key > key) mid = keep;
@@ -149,9 +149,9 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
      * every packed tid (tid_packing.hpp), so a page of one key keeps as many
      * as fit rather than all.
      */
-    while (mid > 1 && shi_packed_size(arr, mid) > SHI_LEAF_SPACE) mid--;
-    while (mid < n - 1 && shi_packed_size(arr + mid, n - mid) > SHI_LEAF_SPACE) mid++;
-    if (shi_packed_size(arr, mid) > SHI_LEAF_SPACE || shi_packed_size(arr + mid, n - mid) > SHI_LEAF_SPACE)
+    while (mid > 1 && shx_packed_size(arr, mid) > SHX_LEAF_SPACE) mid--;
+    while (mid < n - 1 && shx_packed_size(arr + mid, n - mid) > SHX_LEAF_SPACE) mid++;
+    if (shx_packed_size(arr, mid) > SHX_LEAF_SPACE || shx_packed_size(arr + mid, n - mid) > SHX_LEAF_SPACE)
         elog(ERROR, "simhash index: no split of %d entries fits two pages", n);
     return mid;
 }
@@ -162,9 +162,9 @@ int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
  * the caller splits it or moves on); true when it wrote them.
  */
 bool write_if_tenth_free(Relation index, Buffer buf, const simhash::KeyTid *arr, int n) {
-    if (shi_packed_size(arr, n) > SHI_LEAF_SPACE * 9 / 10) return false;
+    if (shx_packed_size(arr, n) > SHX_LEAF_SPACE * 9 / 10) return false;
     GenericXLogState *x = GenericXLogStart(index);
-    shi_leaf_write_packed(GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE), arr, n);
+    shx_leaf_write_packed(GenericXLogRegisterBuffer(x, buf, GENERIC_XLOG_FULL_IMAGE), arr, n);
     GenericXLogFinish(x);
     return true;
 }
@@ -177,23 +177,23 @@ bool write_if_tenth_free(Relation index, Buffer buf, const simhash::KeyTid *arr,
  * page), 581 entries of 14 bytes where packed they take about 8 bytes.
  */
 bool repack_if_roomier(Relation index, Buffer buf) {
-    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
-    int n = shi_leaf_decode(index, BufferGetPage(buf), BufferGetBlockNumber(buf), arr, NULL);
+    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHX_MAX_LEAF_ENTRIES);
+    int n = shx_leaf_decode(index, BufferGetPage(buf), BufferGetBlockNumber(buf), arr, NULL);
     simhash::sort_key_tids(arr, (uint64) n);
     bool roomier = write_if_tenth_free(index, buf, arr, n);
     pfree(arr);
-    return roomier && shi_leaf_has_room(buf);
+    return roomier && shx_leaf_has_room(buf);
 }
 
 /* Pages of a run of one key an insert looks along for room before the run grows. */
-#define SHI_RUN_LOOK 32
+#define SHX_RUN_LOOK 32
 
 /* Is the locked page one of partition part's pages of key alone, where key may go? */
 bool is_run_page(Page page, int part, uint64 key) {
-    const ShiPageOpaque *op = ShiPageGetOpaque(page);
-    return !PageIsNew(page) && PageGetSpecialSize(page) == MAXALIGN(sizeof(ShiPageOpaque)) &&
-           op->page_id == SHI_PAGE_ID && (op->flags & SHI_LEAF) && op->part == part && op->lo == key &&
-           op->hi == key && !(op->flags & SHI_HI_CLEAN);
+    const ShxPageOpaque *op = ShxPageGetOpaque(page);
+    return !PageIsNew(page) && PageGetSpecialSize(page) == MAXALIGN(sizeof(ShxPageOpaque)) &&
+           op->page_id == SHX_PAGE_ID && (op->flags & SHX_LEAF) && op->part == part && op->lo == key &&
+           op->hi == key && !(op->flags & SHX_HI_CLEAN);
 }
 
 /*
@@ -208,11 +208,11 @@ BlockNumber run_resume(Page first) { return (BlockNumber) ((PageHeader) first)->
  * first page of key's run in partition part.  The caller holds no lock.
  */
 void set_run_resume(Relation index, BlockNumber first, int part, uint64 key, BlockNumber resume) {
-    Buffer buf = shi_read_page(index, first);
+    Buffer buf = shx_read_page(index, first);
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     Page page = BufferGetPage(buf);
-    shi_check_page(index, page, first, SHI_LEAF);
-    const ShiPageOpaque *op = ShiPageGetOpaque(page);
+    shx_check_page(index, page, first, SHX_LEAF);
+    const ShxPageOpaque *op = ShxPageGetOpaque(page);
     if (op->part == part && op->hi == key && run_resume(page) != resume) {
         GenericXLogState *x = GenericXLogStart(index);
         Page p = GenericXLogRegisterBuffer(x, buf, 0);
@@ -224,7 +224,7 @@ void set_run_resume(Relation index, BlockNumber first, int part, uint64 key, Blo
 
 /*
  * Puts (key, tid) on a page of key's run (pages holding key alone) with room,
- * looking at up to SHI_RUN_LOOK pages from start, going on from run_start
+ * looking at up to SHX_RUN_LOOK pages from start, going on from run_start
  * (the run's third page) once when it reaches the run's end; true when it
  * did.  Sets *resume to where the next search should start: the page that
  * had room, the page after the last one it looked at, or 0 (the run's
@@ -239,7 +239,7 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
                       BlockNumber *resume) {
     BlockNumber blk = start;
     bool wrapped = start == run_start;
-    for (int step = 0; step < SHI_RUN_LOOK; step++) {
+    for (int step = 0; step < SHX_RUN_LOOK; step++) {
         CHECK_FOR_INTERRUPTS();
         /*
          * The end of the partition's chain ends a run as a page of another
@@ -250,7 +250,7 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
         Buffer buf = InvalidBuffer;
         Page page = NULL;
         if (blk != InvalidBlockNumber) {
-            buf = shi_read_page(index, blk);
+            buf = shx_read_page(index, blk);
             LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
             page = BufferGetPage(buf);
         }
@@ -266,13 +266,13 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
             continue;
         }
         /* no re-pack here: while a run only grows its pages are full, and re-packing each costs a sort */
-        if (shi_leaf_has_room(buf)) {
+        if (shx_leaf_has_room(buf)) {
             CheckForSerializableConflictIn(index, NULL, blk);
             *resume = blk;
             append_entry(index, buf, key, tid);
             return true;
         }
-        BlockNumber next = ShiPageGetOpaque(page)->right;
+        BlockNumber next = ShxPageGetOpaque(page)->right;
         UnlockReleaseBuffer(buf);
         if (next == blk) break;
         blk = next;
@@ -286,10 +286,10 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
  * The first leaf that may hold key, exclusively locked; InvalidBuffer when
  * it had room and (key, tid) went there.
  */
-Buffer full_leaf_for(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
-    Buffer buf = shi_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
+Buffer full_leaf_for(Relation index, const ShxState *st, int part, uint64 key, ItemPointer tid) {
+    Buffer buf = shx_find_leaf(index, st, part, key, BUFFER_LOCK_EXCLUSIVE);
     CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
-    if (!shi_leaf_has_room(buf)) return buf;
+    if (!shx_leaf_has_room(buf)) return buf;
     append_entry(index, buf, key, tid);
     return InvalidBuffer;
 }
@@ -306,27 +306,27 @@ Buffer full_leaf_for(Relation index, const ShiState *st, int part, uint64 key, I
  * while the run grows and leave the run's pages full (the sibling is
  * re-packed before the first page is split).
  */
-void insert_entry(Relation index, const ShiState *st, int part, uint64 key, ItemPointer tid) {
+void insert_entry(Relation index, const ShxState *st, int part, uint64 key, ItemPointer tid) {
     Buffer buf = full_leaf_for(index, st, part, key, tid);
     if (!BufferIsValid(buf)) return;
     Page page = BufferGetPage(buf);
-    ShiPageOpaque *op = ShiPageGetOpaque(page);
-    if (op->hi == key && op->right != InvalidBlockNumber && !(op->flags & SHI_HI_CLEAN)) {
+    ShxPageOpaque *op = ShxPageGetOpaque(page);
+    if (op->hi == key && op->right != InvalidBlockNumber && !(op->flags & SHX_HI_CLEAN)) {
         BlockNumber next = op->right;
         if (next == BufferGetBlockNumber(buf)) /* locking it again would wait for ourselves */
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("index \"%s\" page %u links to itself", RelationGetRelationName(index), next)));
-        Buffer rbuf = shi_read_page(index, next);
+        Buffer rbuf = shx_read_page(index, next);
         LockBuffer(rbuf, BUFFER_LOCK_EXCLUSIVE);
-        shi_check_page(index, BufferGetPage(rbuf), next, SHI_LEAF);
-        shi_check_right_step(index, BufferGetPage(rbuf), BufferGetBlockNumber(buf), op->hi, next);
-        if (shi_leaf_has_room(rbuf) || repack_if_roomier(index, rbuf)) {
+        shx_check_page(index, BufferGetPage(rbuf), next, SHX_LEAF);
+        shx_check_right_step(index, BufferGetPage(rbuf), BufferGetBlockNumber(buf), op->hi, next);
+        if (shx_leaf_has_room(rbuf) || repack_if_roomier(index, rbuf)) {
             CheckForSerializableConflictIn(index, NULL, next);
             UnlockReleaseBuffer(buf);
             append_entry(index, rbuf, key, tid);
             return;
         }
-        BlockNumber after = ShiPageGetOpaque(BufferGetPage(rbuf))->right;
+        BlockNumber after = ShxPageGetOpaque(BufferGetPage(rbuf))->right;
         bool run = is_run_page(BufferGetPage(rbuf), part, key);
         UnlockReleaseBuffer(rbuf);
         if (run) {
@@ -344,10 +344,10 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
         }
     }
     /* full: re-pack the page if that frees a tenth of it, else split it */
-    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHI_MAX_LEAF_ENTRIES + 1));
-    int n = shi_leaf_decode(index, page, BufferGetBlockNumber(buf), arr, NULL);
+    simhash::KeyTid *arr = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * (SHX_MAX_LEAF_ENTRIES + 1));
+    int n = shx_leaf_decode(index, page, BufferGetBlockNumber(buf), arr, NULL);
     arr[n].key = key;
-    arr[n].tid = shi_pack_tid(tid);
+    arr[n].tid = shx_pack_tid(tid);
     n++;
     simhash::sort_key_tids(arr, (uint64) n);
     if (write_if_tenth_free(index, buf, arr, n)) UnlockReleaseBuffer(buf);
@@ -369,10 +369,10 @@ void insert_entry(Relation index, const ShiState *st, int part, uint64 key, Item
  * higher one cannot deadlock.  A full leaf is let go at once and handled afterwards,
  * alone, by insert_entry (re-pack or split), with no other leaf held.
  */
-bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid, Relation heapRel,
+bool shx_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid, Relation heapRel,
                 IndexUniqueCheck checkUnique, bool indexUnchanged, IndexInfo *indexInfo) {
     if (isnull[0]) return false;
-    const ShiState *st = shi_get_state(index);
+    const ShxState *st = shx_get_state(index);
     uint64 fp = DatumGetSimhash(values[0]);
     for (int first = 0; first < st->nparts; first += MAX_GENERIC_XLOG_PAGES) {
         int last = Min(st->nparts, first + MAX_GENERIC_XLOG_PAGES);
@@ -382,8 +382,8 @@ bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid
         int nheld = 0, nfull = 0;
         for (int p = first; p < last; p++) {
             uint64 key = simhash::rotl64(fp, st->rot[p]);
-            Buffer buf = shi_find_leaf(index, st, p, key, BUFFER_LOCK_EXCLUSIVE);
-            if (shi_leaf_has_room(buf)) {
+            Buffer buf = shx_find_leaf(index, st, p, key, BUFFER_LOCK_EXCLUSIVE);
+            if (shx_leaf_has_room(buf)) {
                 /* a SERIALIZABLE reader of this leaf read where the key goes: 40001 for one of the two */
                 CheckForSerializableConflictIn(index, NULL, BufferGetBlockNumber(buf));
                 held[nheld] = buf;
@@ -394,7 +394,7 @@ bool shi_insert(Relation index, Datum *values, bool *isnull, ItemPointer ht_ctid
             }
         }
         if (nheld > 0) {
-            shi_append_entries(index, held, held_key, nheld, ht_ctid);
+            shx_append_entries(index, held, held_key, nheld, ht_ctid);
             for (int i = 0; i < nheld; i++) UnlockReleaseBuffer(held[i]);
         }
         for (int i = 0; i < nfull; i++)

@@ -46,7 +46,7 @@ void collect_null_row(Relation index, ItemPointer tid, Datum *values, bool *isnu
 
 }  // namespace
 
-int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids) {
+int64 shx_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids) {
     Relation index = scan->indexRelation;
     Relation heap = scan->heapRelation;
     bool own_heap = heap == NULL;
@@ -68,11 +68,11 @@ int64 shi_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerDa
     info->ii_Concurrent = true; /* an MVCC read of the heap, not a build's SnapshotAny pass */
     NullRows rows = {NULL, 0, 0, cxt};
     /* the index's expressions are the owner's code, which a caller's SELECT count(*) must not run (shx_owner.cpp) */
-    ShiCaller caller;
-    shi_become_table_owner(heap, &caller);
+    ShxCaller caller;
+    shx_become_table_owner(heap, &caller);
     TableScanDesc heap_scan = table_beginscan_strat(heap, snapshot, 0, NULL, true, true);
     table_index_build_scan(heap, index, info, true, false, collect_null_row, &rows, heap_scan);
-    shi_restore_caller(&caller);
+    shx_restore_caller(&caller);
     MemoryContextSwitchTo(old_cxt);
     MemoryContextDelete(read_cxt);
 

@@ -20,13 +20,13 @@ extern "C" {
 #include "utils/guc.h"
 }
 
-void shi_become_table_owner(Relation heap, ShiCaller *caller) {
+void shx_become_table_owner(Relation heap, ShxCaller *caller) {
     GetUserIdAndSecContext(&caller->user, &caller->sec_context);
     SetUserIdAndSecContext(heap->rd_rel->relowner, caller->sec_context | SECURITY_RESTRICTED_OPERATION);
     caller->guc_level = NewGUCNestLevel();
 }
 
-void shi_restore_caller(const ShiCaller *caller) {
+void shx_restore_caller(const ShxCaller *caller) {
     AtEOXact_GUC(false, caller->guc_level);
     SetUserIdAndSecContext(caller->user, caller->sec_context);
 }

@@ -13,19 +13,19 @@ extern "C" {
 #include "utils/memutils.h"
 }
 
-void shi_init_page(Page page, uint16 flags, uint16 part) {
-    PageInit(page, BLCKSZ, sizeof(ShiPageOpaque));
-    ShiPageOpaque *op = ShiPageGetOpaque(page);
+void shx_init_page(Page page, uint16 flags, uint16 part) {
+    PageInit(page, BLCKSZ, sizeof(ShxPageOpaque));
+    ShxPageOpaque *op = ShxPageGetOpaque(page);
     op->lo = 0;
     op->hi = PG_UINT64_MAX;
     op->right = InvalidBlockNumber;
     op->flags = flags;
     op->part = part;
     op->packed_len = 0;
-    op->page_id = SHI_PAGE_ID;
+    op->page_id = SHX_PAGE_ID;
 }
 
-void shi_fill_state(ShiState *st, const ShiMetaPageData *meta) {
+void shx_fill_state(ShxState *st, const ShxMetaPageData *meta) {
     simhash::BlockLayout layout;
     if (!simhash::make_block_layout(meta->nparts, &layout))
         elog(ERROR, "simhash index: invalid number of blocks %d", (int) meta->nparts);
@@ -44,21 +44,21 @@ void shi_fill_state(ShiState *st, const ShiMetaPageData *meta) {
  * Raises an error unless the page is an initialised simhash page of a kind
  * in expect_flags; a leaf's lengths must also lie inside it.
  */
-void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags) {
-    if (PageIsNew(page) || PageGetSpecialSize(page) != MAXALIGN(sizeof(ShiPageOpaque)) ||
-        ShiPageGetOpaque(page)->page_id != SHI_PAGE_ID ||
-        (ShiPageGetOpaque(page)->flags & expect_flags) == 0)
+void shx_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_flags) {
+    if (PageIsNew(page) || PageGetSpecialSize(page) != MAXALIGN(sizeof(ShxPageOpaque)) ||
+        ShxPageGetOpaque(page)->page_id != SHX_PAGE_ID ||
+        (ShxPageGetOpaque(page)->flags & expect_flags) == 0)
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" contains unexpected page %u",
                                RelationGetRelationName(index), blkno)));
-    if ((ShiPageGetOpaque(page)->flags & SHI_LEAF) &&
+    if ((ShxPageGetOpaque(page)->flags & SHX_LEAF) &&
         (((PageHeader) page)->pd_lower > ((PageHeader) page)->pd_upper ||
          ((PageHeader) page)->pd_upper > ((PageHeader) page)->pd_special ||
-         SHI_CONTENT_OFFSET + ShiPageGetOpaque(page)->packed_len > ((PageHeader) page)->pd_lower))
+         SHX_CONTENT_OFFSET + ShxPageGetOpaque(page)->packed_len > ((PageHeader) page)->pd_lower))
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" page %u has a bad layout (pd_lower %u, pd_upper %u, packed length %u)",
                                RelationGetRelationName(index), blkno, (unsigned) ((PageHeader) page)->pd_lower,
-                               (unsigned) ((PageHeader) page)->pd_upper, (unsigned) ShiPageGetOpaque(page)->packed_len)));
+                               (unsigned) ((PageHeader) page)->pd_upper, (unsigned) ShxPageGetOpaque(page)->packed_len)));
 }
 
 /*
@@ -68,14 +68,14 @@ void shi_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_
  * this holds under any concurrent split; a link back to the same page or to
  * the left breaks it, and would otherwise send the walk round for ever.
  */
-void shi_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno) {
-    if (blkno == from || ShiPageGetOpaque(page)->lo != from_hi)
+void shx_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno) {
+    if (blkno == from || ShxPageGetOpaque(page)->lo != from_hi)
         ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                         errmsg("index \"%s\" page %u links to page %u, which does not start where it ends",
                                RelationGetRelationName(index), from, blkno)));
 }
 
-#define SHI_STATE_CONTEXT "simhash index state"
+#define SHX_STATE_CONTEXT "simhash index state"
 
 /*
  * The state lives in a context of its own under rd_indexcxt, with the walk
@@ -89,43 +89,43 @@ static void drop_orphaned_state(Relation index) {
     MemoryContext c = index->rd_indexcxt->firstchild;
     while (c != NULL) {
         MemoryContext next = c->nextchild;
-        if (strcmp(c->name, SHI_STATE_CONTEXT) == 0) MemoryContextDelete(c);
+        if (strcmp(c->name, SHX_STATE_CONTEXT) == 0) MemoryContextDelete(c);
         c = next;
     }
 }
 
-const ShiState *shi_readable_state(Relation index, uint32 *old_version) {
+const ShxState *shx_readable_state(Relation index, uint32 *old_version) {
     *old_version = 0;
     if (index->rd_amcache == NULL) {
-        Buffer buf = ReadBuffer(index, SHI_METAPAGE_BLKNO);
+        Buffer buf = ReadBuffer(index, SHX_METAPAGE_BLKNO);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
-        shi_check_page(index, page, SHI_METAPAGE_BLKNO, SHI_META);
-        ShiMetaPageData *meta = (ShiMetaPageData *) PageGetContents(page);
-        if (meta->magic == SHI_MAGIC && meta->version < SHI_VERSION) {
+        shx_check_page(index, page, SHX_METAPAGE_BLKNO, SHX_META);
+        ShxMetaPageData *meta = (ShxMetaPageData *) PageGetContents(page);
+        if (meta->magic == SHX_MAGIC && meta->version < SHX_VERSION) {
             *old_version = meta->version;
             UnlockReleaseBuffer(buf);
             return NULL;
         }
-        if (meta->magic != SHI_MAGIC || meta->version != SHI_VERSION)
+        if (meta->magic != SHX_MAGIC || meta->version != SHX_VERSION)
             ereport(ERROR, (errcode(ERRCODE_INDEX_CORRUPTED),
                             errmsg("index \"%s\" has a bad metapage (magic %x, version %u)",
                                    RelationGetRelationName(index), meta->magic, meta->version)));
-        ShiMetaPageData copy = *meta;
+        ShxMetaPageData copy = *meta;
         UnlockReleaseBuffer(buf);
         drop_orphaned_state(index);
-        MemoryContext cxt = AllocSetContextCreate(index->rd_indexcxt, SHI_STATE_CONTEXT, ALLOCSET_SMALL_SIZES);
-        ShiState *st = (ShiState *) MemoryContextAllocZero(cxt, sizeof(ShiState));
-        shi_fill_state(st, &copy);
+        MemoryContext cxt = AllocSetContextCreate(index->rd_indexcxt, SHX_STATE_CONTEXT, ALLOCSET_SMALL_SIZES);
+        ShxState *st = (ShxState *) MemoryContextAllocZero(cxt, sizeof(ShxState));
+        shx_fill_state(st, &copy);
         st->cxt = cxt;
         index->rd_amcache = st;
     }
-    return (const ShiState *) index->rd_amcache;
+    return (const ShxState *) index->rd_amcache;
 }
 
-const ShiState *shi_get_state(Relation index) {
+const ShxState *shx_get_state(Relation index) {
     uint32 version;
-    const ShiState *st = shi_readable_state(index, &version);
+    const ShxState *st = shx_readable_state(index, &version);
     if (st == NULL)
         /* as GIN does for its old page format */
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
@@ -136,7 +136,7 @@ const ShiState *shi_get_state(Relation index) {
 }
 
 /* A new page at the end of the relation, pinned and exclusively locked. */
-Buffer shi_new_buffer(Relation index) {
+Buffer shx_new_buffer(Relation index) {
     bool needLock = !RELATION_IS_LOCAL(index);
     if (needLock) LockRelationForExtension(index, ExclusiveLock);
     Buffer buf = ReadBuffer(index, P_NEW);
@@ -154,23 +154,23 @@ Buffer shi_new_buffer(Relation index) {
  * a scan probing hundreds of sorted block values usually makes on the same
  * page.
  */
-BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 key, Buffer *keep) {
+BlockNumber shx_dir_lookup(Relation index, const ShxState *st, int part, uint64 key, Buffer *keep) {
     /* nearer than the directory's leaf when an earlier walk through this slot left one */
-    BlockNumber hint = shi_hint_lookup(index, part, key);
+    BlockNumber hint = shx_hint_lookup(index, part, key);
     if (hint != InvalidBlockNumber) return hint;
-    uint32 slot = (uint32) (key >> (64 - SHI_DIR_BITS));
+    uint32 slot = (uint32) (key >> (64 - SHX_DIR_BITS));
     BlockNumber dblk = st->dir_start[part] + slot / st->dir_slots_per_page;
     Buffer buf;
     if (keep != nullptr && BufferIsValid(*keep) && BufferGetBlockNumber(*keep) == dblk) {
         buf = *keep;
     } else {
         if (keep != nullptr && BufferIsValid(*keep)) ReleaseBuffer(*keep);
-        buf = shi_read_page(index, dblk);
+        buf = shx_read_page(index, dblk);
         if (keep != nullptr) *keep = buf;
     }
     LockBuffer(buf, BUFFER_LOCK_SHARE);
     Page page = BufferGetPage(buf);
-    shi_check_page(index, page, dblk, SHI_DIR);
+    shx_check_page(index, page, dblk, SHX_DIR);
     BlockNumber leaf = ((BlockNumber *) PageGetContents(page))[slot % st->dir_slots_per_page];
     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
     if (keep == nullptr) ReleaseBuffer(buf);
@@ -180,7 +180,7 @@ BlockNumber shi_dir_lookup(Relation index, const ShiState *st, int part, uint64 
 
 
 /* Pages of one hi an inserter passes before it records a skip over them. */
-#define SHI_SKIP_AFTER 8
+#define SHX_SKIP_AFTER 8
 
 /*
  * Records on leaf from, if its hi is still hi, that target is the first page
@@ -191,11 +191,11 @@ static void record_skip(Relation index, BlockNumber from, uint64 hi, BlockNumber
     Buffer buf = ReadBuffer(index, from);
     LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);
     Page page = BufferGetPage(buf);
-    shi_check_page(index, page, from, SHI_LEAF);
-    if (ShiPageGetOpaque(page)->hi == hi && ShiPageGetOpaque(page)->skip != target) {
+    shx_check_page(index, page, from, SHX_LEAF);
+    if (ShxPageGetOpaque(page)->hi == hi && ShxPageGetOpaque(page)->skip != target) {
         GenericXLogState *x = GenericXLogStart(index);
         Page p = GenericXLogRegisterBuffer(x, buf, 0);
-        ShiPageGetOpaque(p)->skip = target;
+        ShxPageGetOpaque(p)->skip = target;
         GenericXLogFinish(x);
     }
     UnlockReleaseBuffer(buf);
@@ -210,17 +210,17 @@ static void record_skip(Relation index, BlockNumber from, uint64 hi, BlockNumber
  * Skew can put many pages between the hint and that page: a fingerprint
  * stored a million times fills a run of pages whose lo and hi are all its
  * key, and every key after it in the same 16-bit directory slot lies beyond
- * them.  So an inserter that passes SHI_SKIP_AFTER or more pages with one hi
- * records, on the first of them, the page after them (ShiPageOpaque.skip),
+ * them.  So an inserter that passes SHX_SKIP_AFTER or more pages with one hi
+ * records, on the first of them, the page after them (ShxPageOpaque.skip),
  * and walks jump there.  A skip stays right: pages between the two can only
  * come from splits of pages whose keys all equal that hi, which give pages
  * with the same hi, and a split of the first page re-initialises it and so
  * drops the skip.  The jump lands on a page whose lo is that hi, as a move
- * right does (shi_check_right_step).
+ * right does (shx_check_right_step).
  */
-Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, int lockmode) {
-    BlockNumber blk = shi_dir_lookup(index, st, part, key);
-    Buffer buf = shi_read_page(index, blk);
+Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, int lockmode) {
+    BlockNumber blk = shx_dir_lookup(index, st, part, key);
+    Buffer buf = shx_read_page(index, blk);
     int held = lockmode; /* the hint is usually the page: lock it as the caller wants */
     LockBuffer(buf, held);
     BlockNumber from = InvalidBlockNumber;
@@ -233,9 +233,9 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
     int steps = 0; /* pages moved right */
     for (;;) {
         Page page = BufferGetPage(buf);
-        shi_check_page(index, page, blk, SHI_LEAF);
-        if (from != InvalidBlockNumber) shi_check_right_step(index, page, from, from_hi, blk);
-        ShiPageOpaque *op = ShiPageGetOpaque(page);
+        shx_check_page(index, page, blk, SHX_LEAF);
+        if (from != InvalidBlockNumber) shx_check_right_step(index, page, from, from_hi, blk);
+        ShxPageOpaque *op = ShxPageGetOpaque(page);
         if (arrived) {
             arrived = false;
             /*
@@ -243,11 +243,11 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
              * the next ones (shx_hints.cpp); not inside a run of one key,
              * which only its first page's skip passes quickly.
              */
-            shi_hint_passed(index, part, key, op, blk, steps);
+            shx_hint_passed(index, part, key, op, blk, steps);
             if (run_first != InvalidBlockNumber && op->hi == run_hi) {
                 run_len++;
             } else {
-                if (lockmode == BUFFER_LOCK_EXCLUSIVE && run_len >= SHI_SKIP_AFTER && run_skip != blk) {
+                if (lockmode == BUFFER_LOCK_EXCLUSIVE && run_len >= SHX_SKIP_AFTER && run_skip != blk) {
                     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
                     record_skip(index, run_first, run_hi, blk);
                     held = BUFFER_LOCK_SHARE;
@@ -272,8 +272,8 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
         }
         from = blk;
         from_hi = op->hi;
-        blk = shi_next_leaf_past(op, blk);
-        shi_hint_leaving(index, part, key, op, blk);
+        blk = shx_next_leaf_past(op, blk);
+        shx_hint_leaving(index, part, key, op, blk);
         LockBuffer(buf, BUFFER_LOCK_UNLOCK);
         ReleaseBuffer(buf);
         /*
@@ -283,7 +283,7 @@ Buffer shi_find_leaf(Relation index, const ShiState *st, int part, uint64 key, i
          * its earlier partitions' leaves, and so cannot be cancelled here.
          */
         CHECK_FOR_INTERRUPTS();
-        buf = shi_read_page(index, blk);
+        buf = shx_read_page(index, blk);
         held = BUFFER_LOCK_SHARE;
         LockBuffer(buf, held);
         arrived = true;

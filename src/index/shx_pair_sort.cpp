@@ -21,7 +21,7 @@ namespace {
 const uint64 kSignBit = UINT64CONST(1) << 63;
 }
 
-void shi_pair_sort_begin(ShiPairSort *s, int work_mem_kb, bool by_tid_too, bool rescan) {
+void shx_pair_sort_begin(ShxPairSort *s, int work_mem_kb, bool by_tid_too, bool rescan) {
     TupleDesc desc = CreateTemplateTupleDesc(2);
     TupleDescInitEntry(desc, 1, "key", INT8OID, -1, 0);
     TupleDescInitEntry(desc, 2, "tid", INT8OID, -1, 0);
@@ -35,7 +35,7 @@ void shi_pair_sort_begin(ShiPairSort *s, int work_mem_kb, bool by_tid_too, bool 
                                    NULL, rescan ? TUPLESORT_RANDOMACCESS : TUPLESORT_NONE);
 }
 
-void shi_pair_sort_put(ShiPairSort *s, uint64 key, uint64 tid) {
+void shx_pair_sort_put(ShxPairSort *s, uint64 key, uint64 tid) {
     ExecClearTuple(s->in);
     s->in->tts_values[0] = Int64GetDatum((int64) (key ^ kSignBit));
     s->in->tts_values[1] = Int64GetDatum((int64) tid);
@@ -44,9 +44,9 @@ void shi_pair_sort_put(ShiPairSort *s, uint64 key, uint64 tid) {
     tuplesort_puttupleslot(s->sort, s->in);
 }
 
-void shi_pair_sort_perform(ShiPairSort *s) { tuplesort_performsort(s->sort); }
+void shx_pair_sort_perform(ShxPairSort *s) { tuplesort_performsort(s->sort); }
 
-bool shi_pair_sort_next(ShiPairSort *s, uint64 *key, uint64 *tid) {
+bool shx_pair_sort_next(ShxPairSort *s, uint64 *key, uint64 *tid) {
     if (!tuplesort_gettupleslot(s->sort, true, false, s->out, NULL)) return false;
     slot_getallattrs(s->out);
     *key = (uint64) DatumGetInt64(s->out->tts_values[0]) ^ kSignBit;
@@ -54,9 +54,9 @@ bool shi_pair_sort_next(ShiPairSort *s, uint64 *key, uint64 *tid) {
     return true;
 }
 
-void shi_pair_sort_rescan(ShiPairSort *s) { tuplesort_rescan(s->sort); }
+void shx_pair_sort_rescan(ShxPairSort *s) { tuplesort_rescan(s->sort); }
 
-void shi_pair_sort_end(ShiPairSort *s) {
+void shx_pair_sort_end(ShxPairSort *s) {
     tuplesort_end(s->sort);
     TupleDesc desc = s->in->tts_tupleDescriptor;
     ExecDropSingleTupleTableSlot(s->in);

@@ -1,6 +1,6 @@
 /*
  * shx_scan.cpp: amgettuple / amgetbitmap for radius conditions (=, %,
- * %<= (q, r)) and exact KNN (ORDER BY fp <-> q).  See shindex.h for the
+ * %<= (q, r)) and exact KNN (ORDER BY fp <-> q).  See shx.h for the
  * algorithm.  Matches are verified exactly in the index (the key holds the
  * whole fingerprint), each row counted in the first partition whose probes
  * reach it.  An unordered index scan returns each leaf page's matches as it
@@ -52,11 +52,11 @@ struct RangeWalk {
     int64 prefetched;        /* ranges whose first leaf was prefetched */
 };
 
-/* How many ranges ahead a walk prefetches the leaf each starts on (shi_prefetch_walk_start). */
-#define SHI_WALK_PREFETCH_AHEAD 6
+/* How many ranges ahead a walk prefetches the leaf each starts on (shx_prefetch_walk_start). */
+#define SHX_WALK_PREFETCH_AHEAD 6
 
-struct ShiScanOpaque {
-    ShiState st;
+struct ShxScanOpaque {
+    ShxState st;
     MemoryContext cxt;       /* reset at rescan */
     bool started;
     bool nomatch;            /* a NULL key argument: nothing matches */
@@ -74,7 +74,7 @@ struct ShiScanOpaque {
     uint64 *then_q;
     bool *then_null;
     /* results */
-    ShiHit *hits;
+    ShxHit *hits;
     int64 nhits;
     int64 maxhits;
     int64 next;
@@ -97,7 +97,7 @@ struct ShiScanOpaque {
     int resume_level, resume_part; /* KNN: the probe where the redo began, and where the scan goes on after it */
     int cur_d;               /* KNN: distance being returned */
     int limit_d;             /* KNN: no row beyond this distance can match the keys */
-    ShiHit *bucket[65];      /* KNN: pending rows by distance */
+    ShxHit *bucket[65];      /* KNN: pending rows by distance */
     int64 bn[65], bcap[65], bpos[65];
     IndexTuple last_itup;
     /* the page filter: entries within filter_r of filter_q (radius search) */
@@ -111,7 +111,7 @@ struct ShiScanOpaque {
     int stream_part, stream_nparts;
     bool walk_active;
     RangeWalk walk;
-    ShiNearEntry *near;      /* one page's entries that pass it */
+    ShxNearEntry *near;      /* one page's entries that pass it */
     /* index-only scan with an MVCC snapshot: see needs_heap_check() */
     bool check_visibility;
     Relation heap;
@@ -126,7 +126,7 @@ struct ShiScanOpaque {
 };
 
 /* The order of rows tied on the first ORDER BY key: by the later keys' distances (a NULL query: all equal). */
-int cmp_then(const ShiScanOpaque *so, const ShiHit *x, const ShiHit *y) {
+int cmp_then(const ShxScanOpaque *so, const ShxHit *x, const ShxHit *y) {
     for (int k = 0; k < so->nthen; k++) {
         if (so->then_null[k]) continue;
         int dx = simhash::hamming_distance(x->fp, so->then_q[k]), dy = simhash::hamming_distance(y->fp, so->then_q[k]);
@@ -136,8 +136,8 @@ int cmp_then(const ShiScanOpaque *so, const ShiHit *x, const ShiHit *y) {
 }
 
 int cmp_hit_dist(const void *a, const void *b, void *arg) {
-    const ShiHit *x = (const ShiHit *) a, *y = (const ShiHit *) b;
-    const ShiScanOpaque *so = (const ShiScanOpaque *) arg;
+    const ShxHit *x = (const ShxHit *) a, *y = (const ShxHit *) b;
+    const ShxScanOpaque *so = (const ShxScanOpaque *) arg;
     /* a NULL first query gives every row the distance NULL: only the later keys order them */
     if (!so->order_null && x->dist != y->dist) return x->dist < y->dist ? -1 : 1;
     if (int c = cmp_then(so, x, y)) return c;
@@ -151,12 +151,12 @@ int cmp_hit_dist(const void *a, const void *b, void *arg) {
  * of all of them (helper-90: the rows came back ordered by the first
  * alone, so a LIMIT returned the wrong ones).
  */
-void sort_ties(ShiScanOpaque *so, ShiHit *hits, int64 n) {
+void sort_ties(ShxScanOpaque *so, ShxHit *hits, int64 n) {
     if (n <= 1) return;
 #if PG_VERSION_NUM >= 150000
-    qsort_interruptible(hits, n, sizeof(ShiHit), cmp_hit_dist, so);
+    qsort_interruptible(hits, n, sizeof(ShxHit), cmp_hit_dist, so);
 #else
-    qsort_arg(hits, n, sizeof(ShiHit), cmp_hit_dist, so);
+    qsort_arg(hits, n, sizeof(ShxHit), cmp_hit_dist, so);
 #endif
 }
 int cmp_u64(const void *a, const void *b) {
@@ -179,32 +179,32 @@ int cmp_u64(const void *a, const void *b) {
  * snapshot sees, and the other rows are checked in the heap with the scan's
  * snapshot before they are returned.
  */
-inline bool needs_heap_check(ShiScanOpaque *so, ItemPointer tid) {
+inline bool needs_heap_check(ShxScanOpaque *so, ItemPointer tid) {
     return so->check_visibility && !VM_ALL_VISIBLE(so->heap, ItemPointerGetBlockNumber(tid), &so->vmbuf);
 }
 
 /* Appends a match to a growing array (the radius hits, or a KNN distance's bucket). */
-void append_hit(ShiScanOpaque *so, ShiHit **arr, int64 *n, int64 *cap, int64 first_cap, ItemPointer tid, uint64 fp,
+void append_hit(ShxScanOpaque *so, ShxHit **arr, int64 *n, int64 *cap, int64 first_cap, ItemPointer tid, uint64 fp,
                 int dist) {
     if (*n == *cap) {
         *cap = *cap ? *cap * 2 : first_cap;
         MemoryContext old = MemoryContextSwitchTo(so->cxt);
-        *arr = *arr ? (ShiHit *) repalloc_huge(*arr, sizeof(ShiHit) * *cap) : (ShiHit *) palloc(sizeof(ShiHit) * *cap);
+        *arr = *arr ? (ShxHit *) repalloc_huge(*arr, sizeof(ShxHit) * *cap) : (ShxHit *) palloc(sizeof(ShxHit) * *cap);
         MemoryContextSwitchTo(old);
     }
-    ShiHit *h = &(*arr)[(*n)++];
+    ShxHit *h = &(*arr)[(*n)++];
     h->tid = *tid;
     h->fp = fp;
     h->dist = (uint8) dist;
     h->heap_check = needs_heap_check(so, tid);
 }
 
-void add_hit(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
+void add_hit(ShxScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     append_hit(so, &so->hits, &so->nhits, &so->maxhits, 256, tid, fp, dist);
 }
 
 /* Does fp satisfy every scan key?  Sets *dist to the distance used for ordering. */
-inline bool matches(const ShiScanOpaque *so, uint64 fp, int *dist) {
+inline bool matches(const ShxScanOpaque *so, uint64 fp, int *dist) {
     int d0 = 0;
     if (so->nkeys > 0) {
         d0 = simhash::hamming_distance(fp, so->kq[0]);
@@ -217,12 +217,12 @@ inline bool matches(const ShiScanOpaque *so, uint64 fp, int *dist) {
     return true;
 }
 
-void knn_add(ShiScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
+void knn_add(ShxScanOpaque *so, ItemPointer tid, uint64 fp, int dist) {
     append_hit(so, &so->bucket[dist], &so->bn[dist], &so->bcap[dist], 64, tid, fp, dist);
 }
 
 /* KNN: did a probe before the current one (so->level, so->part) reach fp? */
-inline bool reached_by_earlier_probe(const ShiScanOpaque *so, uint64 fp) {
+inline bool reached_by_earlier_probe(const ShxScanOpaque *so, uint64 fp) {
     simhash::ProbeStep first = simhash::first_probe_step(fp ^ so->order_q, so->st.mask, so->st.nparts);
     return simhash::probe_step_before(first, so->level, so->part);
 }
@@ -235,13 +235,13 @@ inline bool reached_by_earlier_probe(const ShiScanOpaque *so, uint64 fp) {
  * where the probes first reach them (simhash::first_probe_step): a row turns
  * up once in every partition, and only its first probe counts.
  */
-SHI_POPCNT_CLONES
-void scan_page(Relation index, ShiScanOpaque *so, Page page, BlockNumber blkno, int part, uint64 lo, uint64 hi) {
+SHX_POPCNT_CLONES
+void scan_page(Relation index, ShxScanOpaque *so, Page page, BlockNumber blkno, int part, uint64 lo, uint64 hi) {
     int rot = so->st.rot[part];
     uint64 q = so->knn ? so->order_q : so->filter_q;
     int cap = so->knn ? (so->full ? so->full_hi : so->cap) : so->filter_r;
-    int n = shi_leaf_near_entries(page, lo, hi, simhash::rotl64(q, rot), cap, so->near);
-    if (n < 0) shi_report_bad_packed_region(index, blkno);
+    int n = shx_leaf_near_entries(page, lo, hi, simhash::rotl64(q, rot), cap, so->near);
+    if (n < 0) shx_report_bad_packed_region(index, blkno);
     for (int i = 0; i < n; i++) {
         uint64 fp = simhash::rotr64(so->near[i].key, rot);
         int dist;
@@ -291,34 +291,34 @@ void walk_end(RangeWalk *w) {
 }
 
 /* Scans the next leaf page of the walk (scan_page); false once the walk is done. */
-bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
+bool walk_step(Relation index, ShxScanOpaque *so, RangeWalk *w) {
     while (w->r < w->n) {
         uint64 a = w->lo[w->r], b = w->hi[w->r];
         if (w->blk == InvalidBlockNumber) {
             /* the leaves a few ranges on, so that their first lines arrive while this one is read */
-            const ShiState *st = shi_get_state(index);
-            for (int64 ahead = Min(w->n, w->r + SHI_WALK_PREFETCH_AHEAD); w->prefetched < ahead; w->prefetched++)
-                if (w->prefetched > w->r) shi_prefetch_walk_start(index, st, w->part, w->lo[w->prefetched]);
-            w->blk = (w->have && w->last_hi >= a) ? w->last_blk : shi_dir_lookup(index, &so->st, w->part, a, &w->dir);
+            const ShxState *st = shx_get_state(index);
+            for (int64 ahead = Min(w->n, w->r + SHX_WALK_PREFETCH_AHEAD); w->prefetched < ahead; w->prefetched++)
+                if (w->prefetched > w->r) shx_prefetch_walk_start(index, st, w->part, w->lo[w->prefetched]);
+            w->blk = (w->have && w->last_hi >= a) ? w->last_blk : shx_dir_lookup(index, &so->st, w->part, a, &w->dir);
             w->from = InvalidBlockNumber;
             w->steps = 0;
         }
         for (;;) {
-            Buffer buf = shi_read_page(index, w->blk);
+            Buffer buf = shx_read_page(index, w->blk);
             LockBuffer(buf, BUFFER_LOCK_SHARE);
             Page page = BufferGetPage(buf);
-            shi_check_page(index, page, w->blk, SHI_LEAF);
-            if (w->from != InvalidBlockNumber) shi_check_right_step(index, page, w->from, w->from_hi, w->blk);
-            ShiPageOpaque *op = ShiPageGetOpaque(page);
+            shx_check_page(index, page, w->blk, SHX_LEAF);
+            if (w->from != InvalidBlockNumber) shx_check_right_step(index, page, w->from, w->from_hi, w->blk);
+            ShxPageOpaque *op = ShxPageGetOpaque(page);
             BlockNumber right = op->right;
             uint64 phi = op->hi;
             w->from = w->blk;
             w->from_hi = phi;
-            if (w->steps > 0) shi_hint_passed(index, w->part, a, op, w->blk, w->steps);
+            if (w->steps > 0) shx_hint_passed(index, w->part, a, op, w->blk, w->steps);
             if (phi < a && right != InvalidBlockNumber) {
                 w->steps++;
-                w->blk = shi_next_leaf_past(op, w->blk);
-                shi_hint_leaving(index, w->part, a, op, w->blk);
+                w->blk = shx_next_leaf_past(op, w->blk);
+                shx_hint_leaving(index, w->part, a, op, w->blk);
                 UnlockReleaseBuffer(buf);
                 CHECK_FOR_INTERRUPTS();
                 continue;
@@ -329,7 +329,7 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
              * share a page, and reading it once per range cost a buffer
              * access each.
              */
-            bool clean = (op->flags & SHI_HI_CLEAN) != 0;
+            bool clean = (op->flags & SHX_HI_CLEAN) != 0;
             /*
              * Under SERIALIZABLE, a lock on each page read for a range, as
              * nbtree locks the leaves it reads: an insert of a key in the
@@ -366,9 +366,9 @@ bool walk_step(Relation index, ShiScanOpaque *so, RangeWalk *w) {
     return false;
 }
 
-double leaf_pages_per_part(Relation index, const ShiState *st) {
+double leaf_pages_per_part(Relation index, const ShxState *st) {
     BlockNumber n = RelationGetNumberOfBlocks(index);
-    double dir = (double) st->nparts * ((SHI_DIR_SLOTS + st->dir_slots_per_page - 1) / st->dir_slots_per_page);
+    double dir = (double) st->nparts * ((SHX_DIR_SLOTS + st->dir_slots_per_page - 1) / st->dir_slots_per_page);
     return Max(1.0, ((double) n - 1 - dir) / st->nparts);
 }
 
@@ -377,7 +377,7 @@ double leaf_pages_per_part(Relation index, const ShiState *st) {
  * dmin..dmax from q's block, sorted, in *lo and *hi (allocated in the current
  * memory context); returns how many.
  */
-int64 probe_ranges(const ShiScanOpaque *so, uint64 q, int p, int dmin, int dmax, uint64 **lo, uint64 **hi) {
+int64 probe_ranges(const ShxScanOpaque *so, uint64 q, int p, int dmin, int dmax, uint64 **lo, uint64 **hi) {
     int w = so->st.width[p];
     uint64 total = 0;
     for (int d = dmin; d <= dmax && d <= w; d++) total += simhash::binomial_saturated(w, d);
@@ -406,9 +406,9 @@ const uint64 kWholeLo = 0, kWholeHi = PG_UINT64_MAX;
  * in perf); asked for together, the waits overlap.  KNN starts with the same
  * probes (level 0).
  */
-void prefetch_own_blocks(Relation index, const ShiScanOpaque *so, uint64 q, int nparts) {
-    const ShiState *st = shi_get_state(index);
-    for (int p = 0; p < nparts; p++) shi_prefetch_walk_start(index, st, p, simhash::rotl64(q, so->st.rot[p]));
+void prefetch_own_blocks(Relation index, const ShxScanOpaque *so, uint64 q, int nparts) {
+    const ShxState *st = shx_get_state(index);
+    for (int p = 0; p < nparts; p++) shx_prefetch_walk_start(index, st, p, simhash::rotl64(q, so->st.rot[p]));
 }
 
 /*
@@ -416,7 +416,7 @@ void prefetch_own_blocks(Relation index, const ShiScanOpaque *so, uint64 q, int 
  * partition 0 read whole when they would cost more), one leaf page per
  * step, each page's matches in so->hits.
  */
-void radius_begin(Relation index, ShiScanOpaque *so) {
+void radius_begin(Relation index, ShxScanOpaque *so) {
     so->filter_q = 0;
     so->filter_r = 64;
     so->probe_r = -1;
@@ -445,7 +445,7 @@ void radius_begin(Relation index, ShiScanOpaque *so) {
 }
 
 /* Reads the next leaf page of the radius search; false when it is done. */
-bool radius_step(Relation index, ShiScanOpaque *so) {
+bool radius_step(Relation index, ShxScanOpaque *so) {
     for (;;) {
         if (so->walk_active) {
             if (walk_step(index, so, &so->walk)) return true;
@@ -477,7 +477,7 @@ bool radius_step(Relation index, ShiScanOpaque *so) {
 }
 
 /* Collects every row matching the scan keys (bitmap scans; ordered scans that sort). */
-void radius_search(Relation index, ShiScanOpaque *so) {
+void radius_search(Relation index, ShxScanOpaque *so) {
     radius_begin(index, so);
     while (radius_step(index, so)) {
     }
@@ -493,11 +493,11 @@ void radius_search(Relation index, ShiScanOpaque *so) {
  * per knn_step, so rows can be returned while it is under way (next_hit).
  */
 /* KNN: the bound a walk of level t in partition p proves (a level t >= the block's width sees every row). */
-int probe_walk_bound(const ShiScanOpaque *so, int t, int p) {
+int probe_walk_bound(const ShxScanOpaque *so, int t, int p) {
     return t >= so->st.width[p] ? 64 : simhash::complete_radius_after_partial_level(so->st.nparts, t, p + 1);
 }
 
-void knn_expand(Relation index, ShiScanOpaque *so) {
+void knn_expand(Relation index, ShxScanOpaque *so) {
     so->walk_lo = so->walk_hi = NULL;
     /*
      * Probes keep the rows within cap they reach first, so the bound may not
@@ -556,7 +556,7 @@ void knn_expand(Relation index, ShiScanOpaque *so) {
 }
 
 /* KNN: reads the next leaf page of the walk knn_expand began; at its end, the bound it proves holds. */
-void knn_step(Relation index, ShiScanOpaque *so) {
+void knn_step(Relation index, ShxScanOpaque *so) {
     if (walk_step(index, so, &so->walk)) return;
     so->knn_walking = false;
     if (so->walk_lo != NULL) {
@@ -573,7 +573,7 @@ void knn_step(Relation index, ShiScanOpaque *so) {
 }
 
 /* Hands one row to the executor: its tid, distance (ORDER BY) and fingerprint (index-only scans). */
-bool return_row(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid, bool recheck, int dist, bool dist_null,
+bool return_row(IndexScanDesc scan, ShxScanOpaque *so, ItemPointerData tid, bool recheck, int dist, bool dist_null,
                 uint64 fp, bool fp_null) {
     scan->xs_heaptid = tid;
     scan->xs_recheck = recheck;
@@ -599,14 +599,14 @@ bool return_row(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid, bool
     return true;
 }
 
-void read_null_rows(IndexScanDesc scan, ShiScanOpaque *so) {
+void read_null_rows(IndexScanDesc scan, ShxScanOpaque *so) {
     if (so->nulls_read) return;
     so->nulls_read = true;
-    so->n_null = shi_collect_null_rows(scan, so->cxt, &so->null_tids);
+    so->n_null = shx_collect_null_rows(scan, so->cxt, &so->null_tids);
 }
 
 /* After the last indexed row of a scan with no search key: the NULL rows. */
-bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
+bool next_null_row(IndexScanDesc scan, ShxScanOpaque *so) {
     if (so->nkeys > 0) return false; /* no condition matches NULL */
     read_null_rows(scan, so);
     if (so->next_null >= so->n_null) return false;
@@ -622,7 +622,7 @@ bool next_null_row(IndexScanDesc scan, ShiScanOpaque *so) {
  * whole index first to sort it (helper-102: 64 MB and a second at 3M rows
  * for LIMIT 3).
  */
-bool order_matters(const ShiScanOpaque *so) {
+bool order_matters(const ShxScanOpaque *so) {
     if (!so->order_null) return true;
     for (int k = 0; k < so->nthen; k++)
         if (!so->then_null[k]) return true;
@@ -630,7 +630,7 @@ bool order_matters(const ShiScanOpaque *so) {
 }
 
 void start_scan(IndexScanDesc scan) {
-    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+    ShxScanOpaque *so = (ShxScanOpaque *) scan->opaque;
     so->started = true;
     /* pg_stat_user_indexes.idx_scan, as nbtree counts each scan it starts (it stayed 0) */
     pgstat_count_index_scan(scan->indexRelation);
@@ -657,10 +657,10 @@ void start_scan(IndexScanDesc scan) {
         /* rows indexed: as of the last VACUUM, ANALYZE or build, else from the leaf pages (~650 entries each,
          * at 9 bytes and three quarters full) */
         double rows = scan->indexRelation->rd_rel->reltuples;
-        if (rows < 0) rows = pages * (SHI_LEAF_SPACE / 9) * 0.75;
-        int first = simhash::knn_first_pass_level(so->st.nparts, so->max_level, rows, shi_knn_first_pass_rows);
+        if (rows < 0) rows = pages * (SHX_LEAF_SPACE / 9) * 0.75;
+        int first = simhash::knn_first_pass_level(so->st.nparts, so->max_level, rows, shx_knn_first_pass_rows);
         so->cap = first >= 0 ? simhash::complete_radius_after_level(so->st.nparts, first) : so->cap_max;
-        so->full_reach = simhash::uniform_radius_holding(rows, shi_knn_first_pass_rows);
+        so->full_reach = simhash::uniform_radius_holding(rows, shx_knn_first_pass_rows);
         so->redo = false;
     }
     /*
@@ -690,9 +690,9 @@ void start_scan(IndexScanDesc scan) {
         /* interruptible: a large radius over millions of rows sorts for a noticeable time */
         if (so->has_order && so->nhits > 1) {
 #if PG_VERSION_NUM >= 150000
-            qsort_interruptible(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, so);
+            qsort_interruptible(so->hits, so->nhits, sizeof(ShxHit), cmp_hit_dist, so);
 #else
-            qsort_arg(so->hits, so->nhits, sizeof(ShiHit), cmp_hit_dist, so);
+            qsort_arg(so->hits, so->nhits, sizeof(ShxHit), cmp_hit_dist, so);
 #endif
         }
     } else {
@@ -713,7 +713,7 @@ void start_scan(IndexScanDesc scan) {
  * and the executor must be given the root, where its own heap visit starts.
  * One fetch descriptor and slot serve every check of the scan.
  */
-bool visible_in_heap(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid) {
+bool visible_in_heap(IndexScanDesc scan, ShxScanOpaque *so, ItemPointerData tid) {
     if (so->heap_fetch == NULL) {
         MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(so));
         so->heap_fetch = table_index_fetch_begin(so->heap);
@@ -728,8 +728,8 @@ bool visible_in_heap(IndexScanDesc scan, ShiScanOpaque *so, ItemPointerData tid)
 }
 
 /* The next match to return, or NULL once there is none. */
-ShiHit *next_hit(IndexScanDesc scan, ShiScanOpaque *so) {
-    ShiHit *h = NULL;
+ShxHit *next_hit(IndexScanDesc scan, ShxScanOpaque *so) {
+    ShxHit *h = NULL;
     if (so->knn) {
         for (;;) {
             /*
@@ -777,12 +777,12 @@ ShiHit *next_hit(IndexScanDesc scan, ShiScanOpaque *so) {
 
 }  // namespace
 
-IndexScanDesc shi_beginscan(Relation r, int nkeys, int norderbys) {
+IndexScanDesc shx_beginscan(Relation r, int nkeys, int norderbys) {
     IndexScanDesc scan = RelationGetIndexScan(r, nkeys, norderbys);
-    ShiScanOpaque *so = (ShiScanOpaque *) palloc0(sizeof(ShiScanOpaque));
-    so->st = *shi_get_state(r);
+    ShxScanOpaque *so = (ShxScanOpaque *) palloc0(sizeof(ShxScanOpaque));
+    so->st = *shx_get_state(r);
     so->cxt = AllocSetContextCreate(CurrentMemoryContext, "simhash scan", ALLOCSET_DEFAULT_SIZES);
-    so->near = (ShiNearEntry *) palloc(sizeof(ShiNearEntry) * SHI_MAX_LEAF_ENTRIES);
+    so->near = (ShxNearEntry *) palloc(sizeof(ShxNearEntry) * SHX_MAX_LEAF_ENTRIES);
     scan->opaque = so;
     if (norderbys > 0) {
         scan->xs_orderbyvals = (Datum *) palloc0(sizeof(Datum) * norderbys);
@@ -792,8 +792,8 @@ IndexScanDesc shi_beginscan(Relation r, int nkeys, int norderbys) {
     return scan;
 }
 
-void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orderbys, int norderbys) {
-    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+void shx_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orderbys, int norderbys) {
+    ShxScanOpaque *so = (ShxScanOpaque *) scan->opaque;
     if (scankey && scan->numberOfKeys > 0) memmove(scan->keyData, scankey, scan->numberOfKeys * sizeof(ScanKeyData));
     if (orderbys && scan->numberOfOrderBys > 0)
         memmove(scan->orderByData, orderbys, scan->numberOfOrderBys * sizeof(ScanKeyData));
@@ -828,15 +828,15 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
             continue;
         }
         switch (sk->sk_strategy) {
-            case SHI_STRATEGY_EQUAL:
+            case SHX_STRATEGY_EQUAL:
                 so->kq[i] = DatumGetSimhash(sk->sk_argument);
                 so->kr[i] = 0;
                 break;
-            case SHI_STRATEGY_SIMILAR:
+            case SHX_STRATEGY_SIMILAR:
                 so->kq[i] = DatumGetSimhash(sk->sk_argument);
                 so->kr[i] = simhash_threshold;
                 break;
-            case SHI_STRATEGY_WITHIN: {
+            case SHX_STRATEGY_WITHIN: {
                 HeapTupleHeader th = DatumGetHeapTupleHeader(sk->sk_argument);
                 bool qnull, rnull;
                 Datum q = GetAttributeByNum(th, 1, &qnull);
@@ -875,8 +875,8 @@ void shi_rescan(IndexScanDesc scan, ScanKey scankey, int nscankeys, ScanKey orde
     }
 }
 
-bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
-    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+bool shx_gettuple(IndexScanDesc scan, ScanDirection dir) {
+    ShxScanOpaque *so = (ShxScanOpaque *) scan->opaque;
     /*
      * Matches are collected before they are returned, so by the time a tid
      * is returned VACUUM may have removed its row and the heap slot may hold
@@ -892,7 +892,7 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
                         errmsg("simhash index: ordered scans require an MVCC snapshot")));
     if (!so->started) start_scan(scan);
     for (;;) {
-        ShiHit *h = next_hit(scan, so);
+        ShxHit *h = next_hit(scan, so);
         if (h == NULL) return next_null_row(scan, so);
         if (h->heap_check && !visible_in_heap(scan, so, h->tid)) {
             CHECK_FOR_INTERRUPTS();
@@ -902,8 +902,8 @@ bool shi_gettuple(IndexScanDesc scan, ScanDirection dir) {
     }
 }
 
-int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
-    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+int64 shx_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
+    ShxScanOpaque *so = (ShxScanOpaque *) scan->opaque;
     if (!so->started) {
         /* matches go into the bitmap as pages are read: memory stays within its work_mem */
         so->has_order = false;
@@ -921,8 +921,8 @@ int64 shi_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
     return so->ntids;
 }
 
-void shi_endscan(IndexScanDesc scan) {
-    ShiScanOpaque *so = (ShiScanOpaque *) scan->opaque;
+void shx_endscan(IndexScanDesc scan) {
+    ShxScanOpaque *so = (ShxScanOpaque *) scan->opaque;
     if (so->walk_active || so->knn_walking) walk_end(&so->walk);
     if (BufferIsValid(so->vmbuf)) ReleaseBuffer(so->vmbuf);
     if (so->heap_fetch != NULL) {

@@ -27,13 +27,13 @@ extern "C" {
 namespace {
 
 /* Tails shorter than this are left alone: merging one costs a page write and its WAL. */
-#define SHI_VACUUM_MERGE_TAIL 8
+#define SHX_VACUUM_MERGE_TAIL 8
 
 /* Visits every leaf page; with a callback, removes the entries it reports dead. */
 void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkDeleteCallback callback,
                  void *callback_state) {
     Relation index = info->index;
-    const ShiState st = *shi_get_state(index);
+    const ShxState st = *shx_get_state(index);
     double live = 0;
     BlockNumber blkno = 1;
     BlockNumber nblocks;
@@ -53,21 +53,21 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
                 continue;
             }
             /* every page must be the index's own; only leaves hold entries */
-            shi_check_page(index, page, blkno, SHI_META | SHI_DIR | SHI_LEAF);
-            if (!(ShiPageGetOpaque(page)->flags & SHI_LEAF)) {
+            shx_check_page(index, page, blkno, SHX_META | SHX_DIR | SHX_LEAF);
+            if (!(ShxPageGetOpaque(page)->flags & SHX_LEAF)) {
                 UnlockReleaseBuffer(buf);
                 continue;
             }
-            simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHI_MAX_LEAF_ENTRIES);
+            simhash::KeyTid *items = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHX_MAX_LEAF_ENTRIES);
             int npacked;
-            int n = shi_leaf_decode(index, page, blkno, items, &npacked);
+            int n = shx_leaf_decode(index, page, blkno, items, &npacked);
             int ndead = 0;
             int j = n, jpacked = npacked;
             if (callback) {
                 j = jpacked = 0;
                 for (int i = 0; i < n; i++) {
                     ItemPointerData tid;
-                    shi_unpack_tid(items[i].tid, &tid);
+                    shx_unpack_tid(items[i].tid, &tid);
                     if (callback(&tid, callback_state)) {
                         ndead++;
                     } else {
@@ -76,18 +76,18 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
                     }
                 }
             }
-            if (ndead > 0 || (npacked > 0 && j - jpacked >= SHI_VACUUM_MERGE_TAIL)) {
+            if (ndead > 0 || (npacked > 0 && j - jpacked >= SHX_VACUUM_MERGE_TAIL)) {
                 simhash::KeyTid *sorted = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * Max(j, 1));
                 memcpy(sorted, items, sizeof(simhash::KeyTid) * j);
                 simhash::sort_key_tids(sorted, (uint64) j);
-                bool fits = shi_packed_size(sorted, j) <= SHI_LEAF_SPACE;
+                bool fits = shx_packed_size(sorted, j) <= SHX_LEAF_SPACE;
                 /* a tail is merged only into a grouped page (a plain one is all tail) that it fits */
-                if (ndead > 0 || (fits && shi_leaf_packs_grouped(sorted, j))) {
+                if (ndead > 0 || (fits && shx_leaf_packs_grouped(sorted, j))) {
                     GenericXLogState *x = GenericXLogStart(index);
                     Page p = GenericXLogRegisterBuffer(x, buf, 0);
-                    /* the survivors packed together when they fit, else where they were (shi_leaf_write) */
-                    if (fits) shi_leaf_write_packed(p, sorted, j);
-                    else shi_leaf_write(p, items, j, jpacked);
+                    /* the survivors packed together when they fit, else where they were (shx_leaf_write) */
+                    if (fits) shx_leaf_write_packed(p, sorted, j);
+                    else shx_leaf_write(p, items, j, jpacked);
                     GenericXLogFinish(x);
                 }
                 pfree(sorted);
@@ -114,20 +114,20 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
  */
 uint32 old_format_version(Relation index) {
     uint32 version;
-    return shi_readable_state(index, &version) == NULL ? version : 0;
+    return shx_readable_state(index, &version) == NULL ? version : 0;
 }
 
 }  // namespace
 
-IndexBulkDeleteResult *shi_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
+IndexBulkDeleteResult *shx_bulkdelete(IndexVacuumInfo *info, IndexBulkDeleteResult *stats,
                                       IndexBulkDeleteCallback callback, void *callback_state) {
-    if (old_format_version(info->index) != 0) return stats; /* shi_vacuumcleanup says so */
+    if (old_format_version(info->index) != 0) return stats; /* shx_vacuumcleanup says so */
     if (stats == NULL) stats = (IndexBulkDeleteResult *) palloc0(sizeof(IndexBulkDeleteResult));
     vacuum_scan(info, stats, callback, callback_state);
     return stats;
 }
 
-IndexBulkDeleteResult *shi_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats) {
+IndexBulkDeleteResult *shx_vacuumcleanup(IndexVacuumInfo *info, IndexBulkDeleteResult *stats) {
     if (info->analyze_only) return stats;
     if (uint32 version = old_format_version(info->index)) {
         /* once per VACUUM; NULL leaves the index's statistics as they were */

@@ -31,7 +31,7 @@ $node->safe_psql('postgres', q{
 });
 my $file = $node->data_dir . '/' . $node->safe_psql('postgres', "SELECT pg_relation_filepath('t_fp')");
 my $blcksz = 8192;
-# ShiPageOpaque: lo, hi (8 bytes each), right (4), flags, part, packed_len, page_id (2 each), MAXALIGNed to 32
+# ShxPageOpaque: lo, hi (8 bytes each), right (4), flags, part, packed_len, page_id (2 each), MAXALIGNed to 32
 my $special = $blcksz - 32;
 
 sub read_file_bytes { open(my $fh, '<:raw', $file) or die "$file: $!"; local $/; my $d = <$fh>; close $fh; return $d; }
@@ -51,7 +51,7 @@ for my $blk (0 .. length($data) / $blcksz - 1) {
     next unless $id == 0xFF83 && $part == 0;
     $leaf //= $blk if ($flags & 4) && $packed > 0;
     # and one that has a right sibling and does not end at a group boundary
-    # (SHI_HI_CLEAN, 16)
+    # (SHX_HI_CLEAN, 16)
     my ($right) = unpack('V', substr($data, $blk * $blcksz + $special + 16, 4));
     $cut_leaf //= $blk if ($flags & 4) && !($flags & 16) && $right != 0xFFFFFFFF;
     $dir //= $blk if $flags & 2;
@@ -129,7 +129,7 @@ damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 12 + 4 + 2, pack('v', 0
     $node->start;
 }
 # a leaf cut inside a group marked as ending at a group boundary
-# (SHI_HI_CLEAN): its right sibling starts with a key equal to its hi, which
+# (SHX_HI_CLEAN): its right sibling starts with a key equal to its hi, which
 # a walk for a range ending there would no longer read; the check reports it
 {
     $node->stop;
@@ -197,7 +197,7 @@ damaged_case('leaf group table, VACUUM', $leaf_at + 24 + 12 + 4 + 2, pack('v', 0
 # a leaf's right link back to itself: an error, not a walk round for ever
 damaged_case('leaf linked to itself', $leaf_at + $special + 16, pack('V', $leaf),
              qr/index "t_fp" page $leaf links to page $leaf, which does not start where it ends/, qr/XX002/);
-# a skip (ShiPageOpaque.skip, offset 28) naming a directory page: an insert
+# a skip (ShxPageOpaque.skip, offset 28) naming a directory page: an insert
 # of a key just past the leaf's range jumps there and stops with an error
 {
     my $cut_at = $cut_leaf * $blcksz;
