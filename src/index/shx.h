@@ -538,7 +538,7 @@ void shx_check_page(Relation index, Page page, BlockNumber blkno, uint16 expect_
 void shx_check_right_step(Relation index, Page page, BlockNumber from, uint64 from_hi, BlockNumber blkno);
 
 /* leaf contents (shx_leaf.cpp); KeyTid.tid is a packed tid (shx_pack_tid) */
-pg_attribute_noreturn() void shx_report_bad_packed_region(Relation index, BlockNumber blkno);
+[[noreturn]] void shx_report_bad_packed_region(Relation index, BlockNumber blkno);
 /* every entry of leaf blkno, for a rewrite of it; a page whose layout does not add up is an ERROR */
 int shx_leaf_decode(Relation index, Page page, BlockNumber blkno, simhash::KeyTid *out, int *npacked);
 bool shx_leaf_packs_grouped(const simhash::KeyTid *a, int n);

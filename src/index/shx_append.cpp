@@ -5,8 +5,8 @@
  * generic WAL API that costs, per page, a copy of the whole page and a
  * byte-by-byte comparison of its used part with the copy to find the
  * change, plus a 64 kB work area: 60% of the index's CPU per
- * inserted row, although we know exactly which bytes change.  So on the
- * PostgreSQL versions we test, the record is built here directly, in
+ * inserted row, although we know exactly which bytes change.  So the
+ * record is built here directly, in
  * generic WAL's own record format (resource manager "Generic", one block
  * reference per page, each with a delta of fragments {uint16 offset, uint16
  * length, bytes}; access/transam/generic_xlog.c): PostgreSQL's generic redo
@@ -14,8 +14,11 @@
  * of GenericXLogFinish (which would log only the bytes of pd_lower that
  * changed, where this logs both), so no library needs preloading and
  * nothing changes for a standby.  The page is changed in place in a critical
- * section, as nbtree changes its pages.  Elsewhere the generic WAL API does
- * the same job, more slowly.
+ * section, as nbtree changes its pages.
+ *
+ * The format has not changed since generic WAL appeared (9.6); every major
+ * the test command runs checks it, replaying under wal_consistency_checking
+ * = generic (test/t/020_index_wal.pl).
  */
 #include "shx.h"
 
@@ -25,19 +28,8 @@ extern "C" {
 #include "miscadmin.h"
 }
 
-/*
- * Versions whose generic WAL record format this file was tested against
- * (replay, wal_consistency_checking = generic: test/t/020_index_wal.pl).
- * The format has not changed since generic WAL appeared (9.6), but only
- * what is tested is claimed.
- */
-#if PG_VERSION_NUM >= 150000 && PG_VERSION_NUM < 160000
-#define SHX_DIRECT_GENERIC_RECORD 1
-#endif
-
 namespace {
 
-#ifdef SHX_DIRECT_GENERIC_RECORD
 /* A page's delta: the new pd_lower and the appended entry, two fragments. */
 constexpr Size FRAGMENT_HEADER = 2 * sizeof(uint16);
 constexpr Size APPEND_DELTA = FRAGMENT_HEADER + sizeof(LocationIndex) + FRAGMENT_HEADER + SHX_TAIL_ENTRY;
@@ -49,7 +41,6 @@ char *put_fragment(char *out, Size offset, Size length, const void *bytes) {
     memcpy(out + FRAGMENT_HEADER, bytes, length);
     return out + FRAGMENT_HEADER + length;
 }
-#endif
 
 }  // namespace
 
@@ -62,7 +53,6 @@ void shx_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, 
     for (int i = 0; i < n; i++)
         if (!shx_leaf_has_room(bufs[i]))
             elog(ERROR, "simhash index \"%s\": no room on a leaf checked for room", RelationGetRelationName(index));
-#ifdef SHX_DIRECT_GENERIC_RECORD
     char delta[MAX_GENERIC_XLOG_PAGES][APPEND_DELTA];
     START_CRIT_SECTION();
     for (int i = 0; i < n; i++) {
@@ -84,9 +74,4 @@ void shx_append_entries(Relation index, const Buffer *bufs, const uint64 *keys, 
         for (int i = 0; i < n; i++) PageSetLSN(BufferGetPage(bufs[i]), lsn);
     }
     END_CRIT_SECTION();
-#else
-    GenericXLogState *x = GenericXLogStart(index);
-    for (int i = 0; i < n; i++) shx_leaf_append(GenericXLogRegisterBuffer(x, bufs[i], 0), keys[i], tid);
-    GenericXLogFinish(x);
-#endif
 }

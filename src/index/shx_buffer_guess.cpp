@@ -26,16 +26,11 @@ extern "C" {
 #define SHX_GUESS_MIN_SLOTS 1024
 #define SHX_GUESS_MAX_SLOTS (1 << 18)
 
-#if PG_VERSION_NUM >= 140000 && PG_VERSION_NUM < 160000
-#define SHX_HAVE_READ_RECENT_BUFFER 1
-#endif
-
 typedef struct ShxBufferGuess {
     uint32 mask;  /* slots - 1 */
     Buffer *slot; /* by block number & mask: the buffer that held it, or InvalidBuffer */
 } ShxBufferGuess;
 
-#ifdef SHX_HAVE_READ_RECENT_BUFFER
 static ShxBufferGuess *guesses_of(Relation index) {
     ShxState *st = (ShxState *) shx_get_state(index);
     if (st->guesses == NULL) {
@@ -49,14 +44,12 @@ static ShxBufferGuess *guesses_of(Relation index) {
     }
     return st->guesses;
 }
-#endif
 
 Buffer shx_read_page(Relation index, BlockNumber blk) {
-#ifdef SHX_HAVE_READ_RECENT_BUFFER
     if (index->rd_rel->relpersistence != RELPERSISTENCE_TEMP) {
         ShxBufferGuess *g = guesses_of(index);
         Buffer *guess = &g->slot[blk & g->mask];
-        if (*guess != InvalidBuffer && ReadRecentBuffer(index->rd_node, MAIN_FORKNUM, blk, *guess)) {
+        if (*guess != InvalidBuffer && ReadRecentBuffer(compat_rel_file(index), MAIN_FORKNUM, blk, *guess)) {
             /* what ReadBuffer counts for a page found in shared buffers */
             pgstat_count_buffer_read(index);
             pgstat_count_buffer_hit(index);
@@ -66,7 +59,6 @@ Buffer shx_read_page(Relation index, BlockNumber blk) {
         *guess = buf;
         return buf;
     }
-#endif
     return ReadBuffer(index, blk);
 }
 
@@ -83,7 +75,6 @@ Buffer shx_read_page(Relation index, BlockNumber blk) {
  * buffers either way, and the walk itself reads the page as always.
  */
 void shx_prefetch_walk_start(Relation index, const ShxState *st, int part, uint64 key) {
-#ifdef SHX_HAVE_READ_RECENT_BUFFER
     if (st->guesses == NULL || index->rd_rel->relpersistence == RELPERSISTENCE_TEMP) return;
     const ShxBufferGuess *g = st->guesses;
     uint32 slot = (uint32) (key >> (64 - SHX_DIR_BITS));
@@ -99,5 +90,4 @@ void shx_prefetch_walk_start(Relation index, const ShxState *st, int part, uint6
     __builtin_prefetch(GetBufferDescriptor(lbuf - 1));
     __builtin_prefetch(page);                                  /* header, packed header, group table */
     __builtin_prefetch(page + BLCKSZ - sizeof(ShxPageOpaque)); /* special area */
-#endif
 }

@@ -436,7 +436,7 @@ void shx_buildempty(Relation index) {
     for (BlockNumber b = 0; b < nblocks; b++) {
         PageSetChecksumInplace(images[b], b);
         smgrextend(srel, INIT_FORKNUM, b, (char *) images[b], true);
-        log_newpage(&srel->smgr_rnode.node, INIT_FORKNUM, b, images[b], true);
+        log_newpage(compat_smgr_file(srel), INIT_FORKNUM, b, images[b], true);
     }
     smgrimmedsync(srel, INIT_FORKNUM);
 }

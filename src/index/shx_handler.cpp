@@ -378,7 +378,7 @@ Datum simhash_within_support(PG_FUNCTION_ARGS) {
          * included, whose strategy 3 is = (the condition built from it
          * failed planning with "type simhash is not composite").
          */
-        bool ours = req->index->amcostestimate == reinterpret_cast<void (*)()>(shx_costestimate);
+        bool ours = reinterpret_cast<void (*)()>(req->index->amcostestimate) == reinterpret_cast<void (*)()>(shx_costestimate);
         if (!ours || !is_funcclause(req->node)) PG_RETURN_POINTER(NULL);
         List *args = ((FuncExpr *) req->node)->args;
         if (list_length(args) != 3 || req->indexarg > 1) PG_RETURN_POINTER(NULL);

@@ -153,11 +153,7 @@ int cmp_hit_dist(const void *a, const void *b, void *arg) {
  */
 void sort_ties(ShxScanOpaque *so, ShxHit *hits, int64 n) {
     if (n <= 1) return;
-#if PG_VERSION_NUM >= 150000
     qsort_interruptible(hits, n, sizeof(ShxHit), cmp_hit_dist, so);
-#else
-    qsort_arg(hits, n, sizeof(ShxHit), cmp_hit_dist, so);
-#endif
 }
 int cmp_u64(const void *a, const void *b) {
     uint64 x = *(const uint64 *) a, y = *(const uint64 *) b;
@@ -689,11 +685,7 @@ void start_scan(IndexScanDesc scan) {
         radius_search(scan->indexRelation, so);
         /* interruptible: a large radius over millions of rows sorts for a noticeable time */
         if (so->has_order && so->nhits > 1) {
-#if PG_VERSION_NUM >= 150000
             qsort_interruptible(so->hits, so->nhits, sizeof(ShxHit), cmp_hit_dist, so);
-#else
-            qsort_arg(so->hits, so->nhits, sizeof(ShxHit), cmp_hit_dist, so);
-#endif
         }
     } else {
         /*

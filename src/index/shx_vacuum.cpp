@@ -43,7 +43,7 @@ void vacuum_scan(IndexVacuumInfo *info, IndexBulkDeleteResult *stats, IndexBulkD
         /* REINDEX and CREATE INDEX CONCURRENTLY's validation reads the index through here */
         if (info->report_progress) pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_TOTAL, nblocks);
         for (; blkno < nblocks; blkno++) {
-            vacuum_delay_point();
+            compat_vacuum_delay_point();
             if (info->report_progress) pgstat_progress_update_param(PROGRESS_SCAN_BLOCKS_DONE, blkno);
             Buffer buf = ReadBufferExtended(index, MAIN_FORKNUM, blkno, RBM_NORMAL, info->strategy);
             LockBuffer(buf, BUFFER_LOCK_EXCLUSIVE);

@@ -22,9 +22,5 @@ extern "C" void _PG_init(void) {
                             "3 is the classic near-duplicate threshold for 64-bit SimHash.",
                             &simhash_threshold, 3, 0, 64, PGC_USERSET, 0, NULL, NULL, NULL);
     simhash_index_define_gucs();
-#if PG_VERSION_NUM >= 150000
     MarkGUCPrefixReserved("simhash");
-#else
-    EmitWarningsOnPlaceholders("simhash");
-#endif
 }

@@ -14,6 +14,7 @@ extern "C" {
 #include "postgres.h"
 #include "fmgr.h"
 }
+#include "pg_compat.h"
 
 #if SIZEOF_DATUM != 8
 #error "simhash requires a 64-bit build (the type is passed by value)"
