@@ -11,14 +11,14 @@ ROOT="$PWD"
 source scripts/scratch-cluster.sh
 lock_checkout "$ROOT/.scratch"
 
-# make itself may be missing: a fresh Debian 12 has no make (helper-93)
+# make itself may be missing: a fresh Debian 12 has no make
 bash scripts/install-deps.sh
 make -s -j2
 make -s install >/dev/null || fail_install
 
 # The cluster lives in a new directory in /tmp (scratch-cluster.sh): the
 # cluster owner cannot reach a checkout under /root or another home of mode
-# 0700, where initdb failed (helper-93).  A cluster kept by KEEP=1 is stopped
+# 0700, where initdb failed.  A cluster kept by KEEP=1 is stopped
 # by the next run.
 start_scratch_cluster "$ROOT/.scratch/demo" 5488
 DIR=$SCRATCH_DIR
@@ -89,7 +89,7 @@ SELECT count(*) AS documents, count(fp) AS fingerprinted,
 -- linked by chains of such pairs (single link), each group named by its
 -- smallest id.  A chain a ~ b ~ c puts all three in one group even when a
 -- and c are farther apart; a group took only one hop before, which split
--- such a chain and showed a group without its first member (helper-93).
+-- such a chain and showed a group without its first member.
 CREATE TEMP TABLE pairs AS
 SELECT a.id AS a, b.id AS b, a.fp <-> b.fp AS distance
   FROM docs a JOIN docs b ON a.fp % b.fp AND a.id < b.id AND a.body IS DISTINCT FROM b.body;

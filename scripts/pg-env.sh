@@ -3,8 +3,8 @@
 
 # One locale every Debian 12 has: initdb (the TAP and isolation suites' too)
 # fails on a LANG the machine has not generated, which ssh passes on from
-# the client's machine (helper-93).  LANG too, and no category of its own:
-# PostgreSQL's TAP framework drops LC_ALL, and LANG then decided (helper-97).
+# the client's machine.  LANG too, and no category of its own:
+# PostgreSQL's TAP framework drops LC_ALL, and LANG then decided.
 export LC_ALL=C.UTF-8 LANG=C.UTF-8
 unset LANGUAGE LC_CTYPE LC_COLLATE LC_MESSAGES LC_MONETARY LC_NUMERIC LC_TIME
 PG_BINDIR="$(pg_config --bindir 2>/dev/null || echo /usr/lib/postgresql/15/bin)"
@@ -66,10 +66,10 @@ fail_install() {
 # the script would pass to everything it starts, and a server among them
 # (a scratch cluster kept by KEEP=1, one that outlived a killed run, the
 # cluster apt starts when it installs postgresql-15) would hold the lock
-# for good (helper-104).  The watcher holds it while the process that took
+# for good.  The watcher holds it while the process that took
 # it lives (a zombie counts as ended: a parent may reap late), so it is
 # released within 0.2 s of that process's end, even when killed; a watcher
-# still waiting gives up when its process ends (helper-106).  It is
+# still waiting gives up when its process ends.  It is
 # disowned, so a bare `wait` in the script does not wait for it.  Scripts
 # the run starts that lock the same directory (a nested run) go through, as
 # SIMHASH_CHECKOUT_LOCKS lists what is held.

@@ -8,15 +8,14 @@
 # /root, mode 0700, failed).  Its path is kept in RECORD, a file in the
 # checkout, so that the next run stops a cluster an earlier one left
 # running.  Never a name another user could guess: one could plant a pid
-# file there for root's pg_ctl to signal, or a symlink for its chown
-# (helper-98).
+# file there for root's pg_ctl to signal, or a symlink for its chown.
 source "$(dirname "${BASH_SOURCE[0]}")/pg-env.sh"
 
 # Stops the cluster of directory $1 and removes the directory, if $1 is one
 # that start_scratch_cluster made: its name's shape, and a directory of the
 # cluster owner's of mode 0700, which no other user can make.  A record that
 # outlived its directory (a reboot empties /tmp) named a path another user
-# could create, with a pid file for root's pg_ctl to signal (helper-99).
+# could create, with a pid file for root's pg_ctl to signal.
 remove_scratch_dir() {
     [[ $1 =~ ^/tmp/simhash-scratch\.[A-Za-z0-9]{6}$ ]] || return 0
     [ -d "$1" ] && [ ! -L "$1" ] || return 0
@@ -76,7 +75,7 @@ stop_scratch_cluster() {
 
 # Writes standard input to file $1 in the cluster's directory as the cluster
 # owner, readable by all: root writing there would follow a symlink the
-# owner planted (helper-99).
+# owner planted.
 write_scratch_file() {
     as_cluster_owner sh -c 'umask 022; cat > "$1"' sh "$1"
 }

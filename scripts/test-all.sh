@@ -121,7 +121,7 @@ fi
 if [ -x test/differential/run.sh ]; then
     step "randomized differential test of the index"
     # as the cluster owner, whose copy it is: root running a script from a
-    # tree that user can write would run that user's code (helper-99)
+    # tree that user can write would run that user's code
     if (cd "$WORK" && as_cluster_owner bash test/differential/run.sh) >"$log" 2>&1; then
         tail -5 "$log"
         record differential 1 0

@@ -171,7 +171,7 @@ SELECT simhash_agg(term, weight) = :'serial'::simhash AS parallel_matches FROM a
 -- Combining workers' states by hash in little memory: the deserialized
 -- states live per input row.  They were made in the aggregate's context, and
 -- this query's hash aggregation grew to 125 MB at a work_mem of 1 MB, its
--- own states taking 2 MB (found by black-box testing).
+-- own states taking 2 MB.
 CREATE TABLE agg_groups AS SELECT i % 20000 AS g, 'f' || (i % 97) AS f, (i % 5 + 1)::float8 AS w
   FROM generate_series(1, 300000) i;
 ANALYZE agg_groups;
@@ -313,7 +313,7 @@ SELECT pg_temp.strip_markup('<p class="x">a &lt; b</p><!-- <p> --><script>f("<b>
 -- A plain text and its HTML rendering (escaped, in tags) strip to the same
 -- features: escapes are undone before tags go, so a plain text's own <...>
 -- spans fare as its rendering's do; an address or a header name, which no
--- tag looks like, stays (helper-103: the previous version dropped them from
+-- tag looks like, stays (the previous version dropped them from
 -- the plain text only, and most copyright files have them).
 WITH plain(body) AS (VALUES ('Maintainer: Jane Roe <jane@example.org>, 2019 & 2020. Usage: cat <file> | grep "a<b"
 #include <stdio.h>  -- see <https://example.org/x?a=1&b=2>')),
@@ -327,8 +327,8 @@ SELECT simhash_features(pg_temp.strip_markup(p.body)) AS plain_features,
   FROM plain p, html h, numeric x;
 -- A page that mentions a script or a comment keeps the text after the
 -- mention: scripts, styles and comments go before escapes are undone, so a
--- mentioned "<script>" cannot swallow the page up to its real </script>
--- (helper-106), nor a mentioned "<!--" the text up to the next tag.
+-- mentioned "<script>" cannot swallow the page up to its real </script>,
+-- nor a mentioned "<!--" the text up to the next tag.
 SELECT pg_temp.strip_markup('<!DOCTYPE html><?xml version="1.0"?><p>Put code in a &lt;script&gt; element.</p><p>Second paragraph.</p>'
                             || '<script src="a.js"></script><p>Comments start with &lt;!-- and end later.</p><p>Last.</p><!-- footer -->')
        AS mentions_kept;
@@ -452,8 +452,8 @@ SELECT cardinality(simhash_features(repeat('x ', 68000000), 'words', 1)) AS many
 \i :sqlstate_of
 -- Overflow at the boundary (see the order tests above), where each of two
 -- small weights alone rounds away after the largest double but not the two
--- together: the sum of magnitudes is compensated (a plain one overflowed with the small weights first only;
--- found by black-box testing).  Weights that do round away never overflow.
+-- together: the sum of magnitudes is compensated (a plain one overflowed with the small weights first only).
+-- Weights that do round away never overflow.
 SELECT pg_temp.sqlstate_of($$SELECT simhash('{a,b,c}'::text[], '{6e291,6e291,1.7976931348623157e308}')$$) AS small_first,
        pg_temp.sqlstate_of($$SELECT simhash('{c,a,b}'::text[], '{1.7976931348623157e308,6e291,6e291}')$$) AS small_last,
        pg_temp.sqlstate_of($$SELECT simhash('{a,c,b}'::text[], '{6e291,1.7976931348623157e308,6e291}')$$) AS small_around,

@@ -122,7 +122,7 @@ UPDATE idf_damaged SET b = overlay(s.b PLACING substr(s.b, 20, 8) FROM 36 FOR 8)
   FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
 COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
 COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);
--- a field cut inside the 19-byte header: 22P03 too, not the wire's 08P01 (helper-102)
+-- a field cut inside the 19-byte header: 22P03 too, not the wire's 08P01
 UPDATE idf_damaged SET b = substr(s.b, 1, 0) FROM (SELECT simhash_idf_send(idf) AS b FROM idf_value) s;
 COPY idf_damaged TO :'damaged_file' WITH (FORMAT binary);
 COPY idf_copy FROM :'damaged_file' WITH (FORMAT binary);

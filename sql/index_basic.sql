@@ -122,8 +122,8 @@ SELECT pg_temp.estimated_rows($$SELECT id FROM docs WHERE fp % '0123456789abcdef
        (SELECT count(*) FROM docs a JOIN docs b ON a.fp % b.fp) AS self_join_actual;
 -- A fingerprint held by a tenth of the rows is among ANALYZE's most common
 -- values: a query near it is estimated at its frequency (it was the share of
--- random fingerprints alone: 1 row, where 2,000 match; found by black-box
--- testing).  Far from it, and for NULL rows, the estimate stays small.
+-- random fingerprints alone: 1 row, where 2,000 match)..
+-- Far from it, and for NULL rows, the estimate stays small.
 CREATE TABLE posted (id int, fp simhash);
 INSERT INTO posted SELECT g, CASE WHEN g % 10 = 0 THEN 'aaaaaaaaaaaaaaaa'::simhash
     WHEN g % 10 = 1 THEN NULL ELSE pg_temp.fp_of(g) END FROM generate_series(1, 20000) g;
@@ -161,8 +161,7 @@ SELECT pg_temp.estimated_rows($$SELECT 1 FROM stored50 a JOIN stored5 b ON a.fp 
 DROP TABLE stored50, stored5;
 -- ... including when only one side has most common values: 45 fingerprints
 -- hold 90% of one table, which the other holds once each among rows of its
--- own.  % was floored by the rest of the rows only, 10 times below =
--- (found by black-box testing).
+-- own.  % was floored by the rest of the rows only, 10 times below =.
 CREATE TABLE reposted90 (id int, fp simhash);
 INSERT INTO reposted90 SELECT g, CASE WHEN g % 10 < 9 THEN pg_temp.fp_of(g % 45) ELSE pg_temp.fp_of(1000 + g) END
   FROM generate_series(1, 20000) g;
@@ -192,7 +191,7 @@ DROP TABLE reposted90, once_each;
 -- fp %<= ROW(q, r), the index condition simhash_within becomes, written by
 -- hand is estimated as simhash_within (contsel said 0.1% of the table at
 -- every radius, so the index was chosen for radius 40 and a scan 4 times
--- slower; found by black-box testing).
+-- slower).
 SELECT pg_temp.estimated_rows($$SELECT id FROM posted WHERE fp %<= ROW('aaaaaaaaaaaaaaab'::simhash, 1)::simhash_radius$$) =
        pg_temp.estimated_rows($$SELECT id FROM posted WHERE simhash_within(fp, 'aaaaaaaaaaaaaaab', 1)$$) AS operator_as_within,
        pg_temp.estimated_rows($$SELECT id FROM posted WHERE fp %<= ROW('0123456789abcdef'::simhash, 40)::simhash_radius$$) =
@@ -205,8 +204,8 @@ DROP TABLE posted;
 -- every document).  The rows other than the most common values are modelled
 -- by each bit's share of ones in ANALYZE's histogram bounds, not as fair
 -- random bits, which estimated 1 row for radius-10 queries that matched
--- hundreds and a join at 364 rows that returned 42,879 (found by black-box
--- testing).  Here each of the top 32 bits is one in an eighth of the rows.
+-- hundreds and a join at 364 rows that returned 42,879.
+-- Here each of the top 32 bits is one in an eighth of the rows.
 CREATE TABLE leaning (id int, fp simhash);
 INSERT INTO leaning SELECT g, ((((hashint8(g) & hashint8(g + 100000) & hashint8(g + 200000))::bigint << 32)
     | (hashint8(g + 300000)::bigint & 4294967295)))::simhash FROM generate_series(1, 20000) g;
@@ -245,7 +244,7 @@ SELECT pg_temp.estimated_rows($$SELECT 1 FROM reposted a JOIN reposted b ON a.fp
 -- The inner index scan of a nested loop sees each outer row's fingerprint:
 -- it is estimated as the join is, the rows a random outer row matches (it
 -- was modelled on the bits alone, 1 row a loop where outer rows holding the
--- common value match 200; found by black-box testing).
+-- common value match 200).
 CREATE INDEX reposted_fp ON reposted USING simhash (fp);
 CREATE TEMP TABLE reposts AS SELECT * FROM reposted WHERE id % 20 < 2;
 ANALYZE reposts;
@@ -288,7 +287,7 @@ SELECT pg_temp.estimate_and_count($$SELECT 1 FROM arrivals a WHERE EXISTS (SELEC
 -- Near copies of rows stored once show in no statistic: new rows of which
 -- 30% are such copies were estimated at 1 matching row, and a further join
 -- to an unindexed table ran as a nested loop over it for each of the
--- 30,000 (over 100x the hash join; found by black-box testing).  Half the
+-- 30,000 (over 100x the hash join).  Half the
 -- outer rows are taken to match at least, as PostgreSQL's semi-join
 -- estimate does when statistics cannot tell.
 CREATE TEMP TABLE copies AS SELECT g AS id, CASE WHEN g % 10 < 3 THEN pg_temp.flip(pg_temp.fp_of(g + 1), '{5}')
@@ -592,7 +591,7 @@ SELECT simhash_index_check('counter_fp', true);
 -- Ascending keys split a full page near its end (leaving it at the
 -- fillfactor, 90%), not in half: no later key comes back to refill the left
 -- half, so the pages stayed half empty (191 in a partition here, 99
--- after a REINDEX; black-box testing).
+-- after a REINDEX).
 SELECT partition, leaf_pages < 120 AS pages_full FROM simhash_index_stats('counter_fp') ORDER BY partition;
 SET enable_seqscan = off;
 SELECT pg_temp.statement_buffers($$SELECT 1 FROM counter WHERE fp = simhash_from_bigint(59000)$$) < 20 AS equality_reads_few_pages;
@@ -786,7 +785,7 @@ DROP TABLE hot_rows;
 
 -- Every scan counts in pg_stat_user_indexes.idx_scan, as btree's do (it
 -- stayed 0, so "unused index" queries picked simhash indexes to drop; found
--- by black-box testing): an index scan, a KNN scan and a bitmap scan.
+-- by testing): an index scan, a KNN scan and a bitmap scan.
 BEGIN;
 SET LOCAL enable_seqscan = off;
 SET LOCAL enable_bitmapscan = off;
@@ -826,7 +825,7 @@ DROP TABLE docs, incoming, empty_docs;
 -- A relcache reload of an open index (an ANALYZE, here in the middle of an
 -- INSERT) frees its cached state but not the walk starts hung off it: each
 -- reload left 196 kB behind in the index's context, 3.9 MB after 20 (found
--- by black-box testing).  And only the partitions with a crowded slot (here
+-- by testing).  And only the partitions with a crowded slot (here
 -- the two whose block of a counter value is 0) hold hints, 12 kB each, where
 -- every index took 196 kB.  A fresh backend, so that only this index's
 -- state is counted.
@@ -850,7 +849,7 @@ SELECT bytes < 100000 AS state_memory_bounded FROM state_bytes;
 SELECT simhash_index_check('reloaded_fp', true);
 -- A session that only reads also leaves walk starts in a crowded slot (only
 -- inserts did, so every lookup of a reader crossed the slot's pages; found
--- by black-box testing): its second lookup there reads a few pages.
+-- by testing): its second lookup there reads a few pages.
 \c
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'
@@ -900,7 +899,7 @@ DROP TABLE churn;
 -- its run's first leaf.  Their splits of that leaf used to cut among the
 -- popular key's copies, leaving room for it at the run's front each time:
 -- its inserts never went along the run, and the run grew while VACUUM
--- emptied its pages (helper-86: 34 leaves to 78 here, 22 of them empty).
+-- emptied its pages (34 leaves to 78 here, 22 of them empty).
 -- Splits now cut where the copies start.
 CREATE TABLE below (id bigserial, fp simhash, hot bool) WITH (autovacuum_enabled = off);
 INSERT INTO below (fp, hot) SELECT 'abcd000000001000', true FROM generate_series(1, 30000);
@@ -926,7 +925,7 @@ RESET enable_seqscan;
 SELECT count(*) FILTER (WHERE fp = 'abcd000000001000') AS copies_seq, count(*) FILTER (WHERE fp % 'abcd000000000800') AS near_seq FROM below;
 -- Such a split leaves the directory slot naming the page that ends below
 -- the popular key, and every insert of the key read that page and stepped
--- right in each partition (28 buffers an insert here, helper-92).  A walk
+-- right in each partition (28 buffers an insert here).  A walk
 -- that crosses the clean end leaves a start there for the session's next
 -- walks (shx_hint_leaving), so a session's later inserts of the key read 16.
 \c
@@ -939,7 +938,7 @@ DROP TABLE below;
 -- stored many times under churn: its run ends each partition's chain, and
 -- a search for room that reached the chain's end gave up there without
 -- going back to the run's start, so the run grew at every pass while
--- VACUUM emptied its pages (helper-91: 11 leaves to 23, 6 of them empty,
+-- VACUUM emptied its pages (11 leaves to 23, 6 of them empty,
 -- over 12 turnovers here; fffffffffffffffe stays at 13).
 CREATE TABLE ones (id bigserial, fp simhash) WITH (autovacuum_enabled = off);
 INSERT INTO ones (fp) SELECT 'ffffffffffffffff' FROM generate_series(1, 10000);

@@ -13,7 +13,7 @@ GRANT EXECUTE ON FUNCTION simhash_index_check(regclass, boolean) TO regress_simh
 
 -- An owner whose index expression tries to make its owner a superuser when
 -- it runs as one, and records who ran it and what it changed.  Run as the
--- superuser who checks the index, it used to succeed (helper-94); amcheck
+-- superuser who checks the index, it used to succeed; amcheck
 -- switches to the owner for the same reason (CVE-2022-1552).
 SET ROLE regress_simhash_owner;
 CREATE TABLE ran_as (who name, superuser_tried boolean);

@@ -93,8 +93,8 @@ SHOW simhash.knn_first_pass_rows;
 -- costs: met in every partition and kept in distance order.  Priced as an
 -- index tuple alone, LIMIT 1 at 0.1% passing took the ordered scan, about
 -- 1,000 rows in distance order (2.4 ms here), where sorting the 60 rows of
--- cat = 5 takes 0.1 ms (at 1M rows and LIMIT 10, 7-10 ms against 1 ms;
--- found by black-box testing).  When most rows pass, or without a
+-- cat = 5 takes 0.1 ms (at 1M rows and LIMIT 10, 7-10 ms against 1 ms).
+-- When most rows pass, or without a
 -- condition, the ordered scan stays.
 CREATE TEMP TABLE tagged AS SELECT i, fp, i % 1000 AS cat FROM knn;
 CREATE INDEX ON tagged USING simhash (fp);
@@ -113,8 +113,8 @@ DROP TABLE tagged;
 -- Two distances in ORDER BY (fp <-> q1, fp <-> q2): the planner hands the
 -- index both ordering operators and trusts the order of both, so rows tied
 -- on the first must come in the order of the second.  The index used to
--- order by the first alone, and a LIMIT returned the wrong rows (found by
--- black-box testing).  Each query's (d1, d2) sequence, through the index
+-- order by the first alone, and a LIMIT returned the wrong rows.
+-- Each query's (d1, d2) sequence, through the index
 -- (a KNN walk; an index-only scan; keys around another point, which sort
 -- every match; a NULL first query), against a sort.
 -- (EXECUTE plans each call afresh, under the enable_* settings of the moment)
@@ -154,7 +154,7 @@ RESET enable_indexscan; RESET enable_indexonlyscan; RESET enable_bitmapscan;
 -- A NULL query ties every row (each distance is NULL, and NULL rows too):
 -- the scan streams rows as it reads them, as an unordered scan does, so
 -- LIMIT 3 reads a few pages instead of collecting the whole index first
--- (helper-102: 64 MB and a second at 3M rows).  Seen through a generic
+-- (64 MB and a second at 3M rows).  Seen through a generic
 -- plan's parameter or a LATERAL join's rows; a constant NULL is folded.
 \getenv abs_srcdir PG_ABS_SRCDIR
 \set statement_buffers :abs_srcdir '/sql/include/statement_buffers.psql'

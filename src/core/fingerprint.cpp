@@ -185,7 +185,7 @@ uint64_t RealVotes::fingerprint() const noexcept {
 // The magnitudes are summed with compensation too: a plain sum kept DBL_MAX +
 // 6e291 + 6e291 at DBL_MAX (each small term below half its last place) and
 // overflowed when the small terms came first, so the error depended on the
-// order after all (helper-59).  Once the sum is infinite, its compensation
+// order after all.  Once the sum is infinite, its compensation
 // is not finite either, nor is their total.
 bool RealVotes::overflowed() const noexcept { return !std::isfinite(magnitude_ + magnitude_compensation_); }
 
@@ -205,7 +205,7 @@ double boosted_weight(uint64_t tf, double exponent) noexcept {
 // sum is then that of the boosted weights, with every rounding after the
 // exact integer tallies, so votes that cancel exactly still tie.  Counting
 // by a hash table rather than sorting the hashes: a sort made texts in the
-// ramp cost twice as much as the others (helper-107).
+// ramp cost twice as much as the others.
 namespace {
 struct Repeated {
     uint64_t count;

@@ -160,7 +160,7 @@ public:
     // at DBL_MAX in that order and not in the other), except within a few
     // units in the last place of DBL_MAX (2^971 each): a running sum that
     // rounded up can reach infinity before a later weight is added that the
-    // compensation would have brought it back under (helper-96: 2^1023,
+    // compensation would have brought it back under (2^1023,
     // then 2^970 + 2^918, then 2^1023 - 2^971 - 2^970 overflows; backwards
     // it does not).
     bool overflowed() const noexcept;

@@ -70,7 +70,7 @@ inline uint64_t packed_tid_bytes(uint64_t n, unsigned width) noexcept { return (
 // Not a bound on base + 2^block_bits - 1: the tids of blocks 1 and 2^31 + 1
 // need 32 block bits, which reach past 2^32 - 1 from base 1, though no tid
 // written does (get_packed_tid keeps a block's low 32 bits).  That bound
-// made such leaves of a table past 16 TiB unreadable (helper-96).
+// made such leaves of a table past 16 TiB unreadable.
 inline bool tid_packing_valid(const TidPacking& p) noexcept {
     return p.block_bits <= 32 && p.offset_bits >= 1 && p.offset_bits <= 16;
 }

@@ -354,8 +354,8 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
          * SnapshotAny and also indexes rows deleted but not yet removable,
          * which a concurrent build rightly leaves out: requiring them made
          * the check call an index rebuilt by REINDEX CONCURRENTLY corrupt
-         * while an old snapshot or a standby's feedback held such rows back
-         * (helper-75).  On a standby, replay may also have paused between a
+         * while an old snapshot or a standby's feedback held such rows back.
+         * On a standby, replay may also have paused between a
          * row's heap record and its index records; a committed row's index
          * records come before its commit record.
          */

@@ -117,7 +117,7 @@ void shx_hint_passed(Relation index, int part, uint64 key, const ShxPageOpaque *
  * may start.  Only a split among a key's copies (split_point) ends a page
  * cleanly inside a slot, below the key's first copy, and the directory slot
  * still names the page that ends there, so every insert and lookup of that
- * key, a popular one, read a page too many (helper-92).
+ * key, a popular one, read a page too many.
  */
 void shx_hint_leaving(Relation index, int part, uint64 key, const ShxPageOpaque *op, BlockNumber next) {
     if ((op->flags & SHX_HI_CLEAN) && op->hi < key && slot_start(op->hi) == slot_start(key))

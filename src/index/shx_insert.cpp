@@ -92,7 +92,7 @@ void split_leaf(Relation index, const ShxState *st, int part, Buffer buf, simhas
      * hi resumes (insert_along_run): lost at each split of the run's first
      * page, which follows every search that finds no room, searches began
      * again at the run's start and never reached the pages VACUUM emptied
-     * further on (helper-82).
+     * further on.
      */
     ((PageHeader) keeps_hi)->pd_prune_xid = old_resume;
     shx_leaf_write_packed(left, arr, mid);
@@ -130,7 +130,7 @@ void append_entry(Relation index, Buffer buf, uint64 key, ItemPointer tid) {
  * each of their splits left the page's hi at the key with room for it
  * again, so the key's inserts filled the room at the run's front and never
  * went along the run to the pages VACUUM emptied, and the run grew with
- * every row written (helper-86: 34 leaves to 101 in a day's churn, 41 of
+ * every row written (34 leaves to 101 in a day's churn, 41 of
  * them empty).
  */
 int split_point(Relation index, const simhash::KeyTid *arr, int n, uint64 key) {
@@ -245,7 +245,7 @@ bool insert_along_run(Relation index, int part, uint64 key, ItemPointer tid, Blo
          * The end of the partition's chain ends a run as a page of another
          * key does: the run of the largest key (all ones, in every rotation)
          * ends there, and stopping instead split the run's first page at the
-         * end of every pass while VACUUM emptied its pages (helper-91).
+         * end of every pass while VACUUM emptied its pages.
          */
         Buffer buf = InvalidBuffer;
         Page page = NULL;

@@ -7,7 +7,7 @@
  * without a search condition collecting the rows whose fingerprint is NULL
  * (shx_nulls.cpp), which a plain SELECT count(*) can plan.  Run as the
  * caller, a table owner's function ran as any superuser who checked the
- * index or counted the table's rows (helper-94).  Both run them as
+ * index or counted the table's rows.  Both run them as
  * PostgreSQL's maintenance commands and amcheck do (CVE-2022-1552): as the
  * owner, in a security-restricted operation, with changes to settings
  * undone at the end.  An ERROR in between restores both through the

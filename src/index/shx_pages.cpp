@@ -278,8 +278,8 @@ Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, i
         ReleaseBuffer(buf);
         /*
          * Between pages, with no lock of this walk held: a buffer lock holds
-         * interrupts off, so a check after the next LockBuffer did nothing
-         * (helper-78).  An inserter walking a later partition still holds
+         * interrupts off, so a check after the next LockBuffer did nothing.
+         * An inserter walking a later partition still holds
          * its earlier partitions' leaves, and so cannot be cancelled here.
          */
         CHECK_FOR_INTERRUPTS();

@@ -148,7 +148,7 @@ int cmp_hit_dist(const void *a, const void *b, void *arg) {
  * Rows at one distance from the first ORDER BY query, all of them found,
  * put in the order of the later keys.  The planner hands an index every
  * ordering operator of ORDER BY fp <-> q1, fp <-> q2 and trusts the order
- * of all of them (helper-90: the rows came back ordered by the first
+ * of all of them (the rows came back ordered by the first
  * alone, so a LIMIT returned the wrong ones).
  */
 void sort_ties(ShxScanOpaque *so, ShxHit *hits, int64 n) {
@@ -334,7 +334,7 @@ bool walk_step(Relation index, ShxScanOpaque *so, RangeWalk *w) {
              * with it, which the walk reads too) or on a page split from one,
              * which inherits the lock (split_leaf), and conflicts there.  A
              * lock on the whole index made every concurrent writer of the
-             * table conflict with every reader (helper-63).  Pages passed on
+             * table conflict with every reader.  Pages passed on
              * the way to a range hold none of its keys and take no lock.
              */
             PredicateLockPage(index, w->blk, so->snapshot);
@@ -615,7 +615,7 @@ bool next_null_row(IndexScanDesc scan, ShxScanOpaque *so) {
  * distance NULL, so "ORDER BY fp <-> NULL" (a generic plan's parameter, a
  * row of a LATERAL join without a fingerprint) ties every row: the scan
  * streams its matches as an unordered one does, instead of collecting the
- * whole index first to sort it (helper-102: 64 MB and a second at 3M rows
+ * whole index first to sort it (64 MB and a second at 3M rows
  * for LIMIT 3).
  */
 bool order_matters(const ShxScanOpaque *so) {
@@ -904,7 +904,7 @@ int64 shx_getbitmap(IndexScanDesc scan, TIDBitmap *tbm) {
         so->tbm = NULL;
         if (so->nkeys == 0) {
             read_null_rows(scan, so);
-            /* tbm_add_tuples takes an int count: 2^31 NULL rows would wrap it (helper-78) */
+            /* tbm_add_tuples takes an int count: 2^31 NULL rows would wrap it */
             for (int64 done = 0; done < so->n_null; done += PG_INT32_MAX)
                 tbm_add_tuples(tbm, so->null_tids + done, (int) Min(so->n_null - done, (int64) PG_INT32_MAX), false);
             so->ntids += so->n_null;

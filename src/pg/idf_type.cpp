@@ -21,7 +21,7 @@ PG_FUNCTION_INFO_V1(simhash_idf_send);
  * The most features a value holds: it must fit one allocation with room to
  * spare for what PostgreSQL wraps around it before TOAST compresses it (a
  * heap tuple's header, a tuplestore's), or a value just under the
- * allocation limit is made but cannot be stored (helper-85: XX000 "invalid
+ * allocation limit is made but cannot be stored (XX000 "invalid
  * memory alloc request size 1073741864").  1 kB is 64 features.
  */
 static const size_t kIdfMaxFeatures = (MaxAllocSize - 1024 - sizeof(SimhashIdfHeader)) / sizeof(simhash::IdfEntry);

@@ -193,7 +193,7 @@ double simhash_radius_restriction_sel(PlannerInfo *root, List *args, int varReli
      * join's own estimate (most common values against each other included).
      * Modelled as a query like this column's rows, an inner scan whose
      * outer rows hit a fingerprint stored in 74,769 rows was estimated at 1
-     * row a loop for 19,784 (found by black-box testing).
+     * row a loop for 19,784.
      */
     Node *bare = other;
     while (IsA(bare, RelabelType)) bare = (Node *) ((RelabelType *) bare)->arg;
@@ -271,7 +271,7 @@ static double semi_join_sel(const ColumnModel &outer, const ColumnModel &inner, 
      * Near copies of rows stored once are in no statistic: new rows that are
      * 30% copies of random stored ones were estimated at 1 row, and a
      * further join to an unindexed table then ran as a nested loop over it
-     * for every match (over 100x the hash join; helper-60).  So, as
+     * for every match (over 100x the hash join).  So, as
      * eqjoinsel_semi does when statistics cannot tell, at least half the
      * outer rows are taken to match: neither EXISTS nor NOT EXISTS is then
      * estimated below half its true rows (an overestimate costs a hash join

@@ -67,7 +67,7 @@ BUSY=${BENCH_BUSY:-0}
 # socket and pgbench's logs are in PGD, the scratch cluster's directory
 # (scripts/scratch-cluster.sh), the owner's.  Run as root, the script
 # writes nothing into PGD and reads from it only as the owner: the owner
-# could put a symlink there for root to follow (as helper-99 found in the
+# could put a symlink there for root to follow (as was found in the
 # other scripts).
 TMP=$(mktemp -d /tmp/simhash-bench.XXXXXX) || exit 1
 chmod 711 "$TMP"
@@ -118,7 +118,7 @@ latency() {  # latency SCRIPT TRANSACTIONS [WARMUP]
 # and restored after it: the build, the inserts and the background
 # processes keep every CPU.  The CPU is the last one this script may use.
 # taskset -p runs as the cluster owner, whose postmaster.pid names the
-# process: root would act on whatever pid the file holds (helper-104).
+# process: root would act on whatever pid the file holds.
 PIN_CLIENT=  # what latency() runs pgbench under; one_cpu_latency sets it for its call
 one_cpu_latency() {  # one_cpu_latency SCRIPT TRANSACTIONS [WARMUP]
     local pm mask cpu out

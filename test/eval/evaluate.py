@@ -55,7 +55,7 @@ DEFAULT_WEIGHT = "CASE WHEN f IN (SELECT w FROM eval_function_words) THEN sqrt(t
 # and from 2,500 features other than function words that is simhash(text) itself (version 6 weighs
 # only those in between); in between, each occurrence votes 1, or c^0.75 / c for a function word
 # occurring c times, so that the tie-break word counts occurrences as version 5's did (ties are rare
-# there; below 51 features the split weights would round ties away, helper-109).
+# there; below 51 features the split weights would round ties away).
 V5_DEFAULT = ("(SELECT CASE WHEN count(*) FILTER (WHERE NOT fw) <= 50 OR count(*) FILTER (WHERE NOT fw) >= 2500 "
               "THEN simhash(body) ELSE simhash(array_agg(f ORDER BY o), array_agg(CASE WHEN fw "
               "THEN sqrt(c) * sqrt(sqrt(c)) / c ELSE 1 END ORDER BY o)) END "

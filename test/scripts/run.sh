@@ -56,12 +56,12 @@ check "a script the run starts may lock the same checkout (a nested run)" \
     timeout 5 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && bash -c 'source scripts/pg-env.sh; lock_checkout \"\$1\"' _ '$LOCKS'"
 lock_free
 # runs one after another: no message, though the last one's watcher may
-# still be polling (helper-106: 9 of 10 said they waited)
+# still be polling (9 of 10 said they waited)
 for _ in 1 2 3 4 5; do bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS'" 2>>"$T/sequential-err"; done
 check "runs one after another do not say they wait" [ ! -s "$T/sequential-err" ]
 lock_free
 # a run that has ended but that its parent has not reaped yet (a zombie)
-# holds nothing: a parent may reap late (helper-106: the next run waited)
+# holds nothing: a parent may reap late (the next run waited)
 perl -e 'my $pid = fork // die; if ($pid == 0) { exec "bash", "-c", "source scripts/pg-env.sh; lock_checkout \"$ARGV[0]\"" }
          sleep 4; waitpid($pid, 0)' "$LOCKS" &
 reaper=$!
@@ -71,7 +71,7 @@ check "a run ended but not yet reaped does not keep the lock" \
 wait "$reaper"
 lock_free
 # a run killed while it waits: its watcher gives up instead of taking the
-# lock later for a dead process (helper-106)
+# lock later for a dead process
 bash -c "source scripts/pg-env.sh; lock_checkout '$LOCKS' && touch '$T/holder-holds' && sleep 4" &
 holder=$!
 for _ in $(seq 50); do [ -f "$T/holder-holds" ] && break; sleep 0.1; done
@@ -141,7 +141,7 @@ remove_scratch_dir "$link"
 check "a symlink of the scratch shape is left alone, and its target too" bash -c '[ -L "$1" ] && [ -d "$2" ]' _ "$link" "$target"
 
 # --- README: its Contents lists every section, and every link inside it
-# names a section (helper-100 found one left out)
+# names a section (one was left out once)
 anchors() {  # the GitHub anchor of each ## and ### heading outside code blocks
     awk '/^```/ { code = !code } !code && /^###? / { sub(/^#+ /, ""); print }' README.md |
         tr 'A-Z' 'a-z' | sed 's/[^a-z0-9 _-]//g; s/ /-/g' | grep -vx contents | sort

@@ -1,5 +1,5 @@
 # CREATE INDEX, simhash_index_check and simhash_index_stats keep to a memory
-# budget whatever the index's size (found by black-box testing):
+# budget whatever the index's size:
 # - a build whose pairs outgrew maintenance_work_mem copied its full array
 #   into the tuplesorts while still holding it (2.3 times the setting);
 # - simhash_index_check held 16 bytes per row and partition, heapallindexed

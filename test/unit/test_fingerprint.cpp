@@ -358,8 +358,8 @@ TEST(Fingerprint, WeightOverflowDoesNotDependOnOrder) {
     EXPECT_TRUE(left.overflowed());
     // At the boundary: two weights each below half of DBL_MAX's last place
     // round away one by one after it, and not when they come first (a plain
-    // sum of magnitudes overflowed in one order only; found by black-box
-    // testing).  Terms that really round away (1 and 2) never overflow.
+    // sum of magnitudes overflowed in one order only).
+    // Terms that really round away (1 and 2) never overflow.
     const double max = std::numeric_limits<double>::max();
     std::vector<std::pair<uint64_t, double>> boundary = {{a, 6e291}, {b, 6e291}, {a ^ b, max}};
     std::vector<std::pair<uint64_t, double>> rounding = {{a, 1.0}, {b, 2.0}, {a ^ b, max}};

@@ -49,7 +49,7 @@ TEST(TidPacking, ValidityOfDamagedHeaders) {
 
 // The blocks of a table past 16 TiB: a leaf's span can need block bits whose
 // range from its base passes 2^32 - 1, though its tids do not.  Such a
-// packing was refused as damaged, and scans skipped the leaf (helper-96).
+// packing was refused as damaged, and scans skipped the leaf.
 TEST(TidPacking, SpansNearTheLastBlock) {
     const std::vector<std::vector<uint64_t>> leaves = {
         {tid(1, 1), tid(0x80000001u, 1)},

@@ -352,7 +352,7 @@ TEST(Tokenizer, EmojiAreTokensAndModifiersAreDropped) {
 
 // Version 4: punctuation of every script separates, letters of the scripts
 // without spaces are CJK wherever their block is, and combining marks stay
-// in their word (all from black-box testing against rule 2).
+// in their word.
 TEST(Tokenizer, PunctuationOfEveryScriptSeparates) {
     EXPECT_EQ(features_of("x\u055Dy x\u1362y x\u0F0By x\u1680y x\u1803y x\uA4FFy", TokenizerKind::kWords, 1),
               (Features{"x", "y", "x", "y", "x", "y", "x", "y", "x", "y", "x", "y"}));
