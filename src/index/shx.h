@@ -1,178 +1,73 @@
 /*
- * shx.h: the simhash index access method ("USING simhash").
+ * shx.h: declarations of the simhash index access method ("USING simhash").
  *
- * DESIGN
- * ------
- * The index answers "which fingerprints are within Hamming distance r of q"
- * exactly, for any r in 0..64, and "the k nearest fingerprints to q".  It
- * uses multi-index hashing (Norouzi et al. 2012): the 64 bits are cut into
- * `blocks` partitions (reloption, 1..16, default 4; src/core/blocks.hpp).
- * If dist(a, q) <= r then, by the pigeonhole principle, a and q differ in at
- * most t = floor(r / blocks) bits in at least one partition.  So the index
- * keeps, per partition p, every (fingerprint, heap tid) sorted by the
- * partition key
- *         key_p(fp) = rotl(fp, 64 - shift_p - width_p)
- * (block p moved to the top bits; src/core/mih_probe.hpp).  All fingerprints
- * whose block p equals b form one contiguous key range, and the key still
- * holds the whole fingerprint, so candidates are verified inside the index:
- * no heap visit, no recheck, index-only scans work.  A radius-r query, with
- * r = blocks * t + a, probes in partitions 0..a the key range of every block
- * value within t bits of q's block and in the others within t - 1 bits (a
- * row within r is that close in one of them: multi-index hashing's sharper
- * pigeonhole, simhash::radius_probe_level; so r < blocks probes r + 1
- * partitions at q's block value alone, and r = 0 only q's own key), keeps the entries
- * within distance r, and takes each in the first partition whose probes
- * reach it (a row near q is usually found in several; its own bits tell
- * which came first, so no set of tids is kept and a bitmap scan can add
- * matches to the bitmap as it goes).  When the probes would cost more than reading
- * one partition whole (large r), the scan reads partition 0's chain instead,
- * which is still exact.
+ * The design (multi-index hashing on block partitions), the scans, inserts
+ * and splits, locking, WAL, VACUUM, the verifier and the open problems are
+ * described in src/index/README.  This comment says what a reader of this
+ * header finds in it.
  *
- * KNN (ORDER BY fp <-> q) probes level t = 0, 1, 2, ... (block values at
- * exactly t bits), one partition at a time; a row is new only at the first
- * probe that reaches it (its smallest block distance, first partition with
- * it), which the fingerprint itself tells, so no set of seen rows is kept.
- * After level t in the first j partitions (and t - 1 in the rest) every row
- * within blocks * t + j - 1 has been seen, so candidates up to that bound
- * are returned in exact distance order (candidates wait in one bucket per
- * distance) and the rest wait for the next level; rows one past the bound
- * are returned while the walk that finds them is still under way (nothing
- * can be nearer), so ties with a fingerprint stored many times stream
- * instead of being collected whole; when the next level costs
- * more than a whole partition, partition 0 (every row once) is read instead,
- * keeping only a window of distances above what was already returned (a
- * further window needs a further read; k-nearest queries rarely do).
- * Probes keep only the rows within a cap: at first the complete radius of
- * the level whose radius holds about 100 rows of uniform data (15 bits at
- * 10M rows, where the 10 nearest of any query lie), so that a query for the
- * k nearest does not collect the thousands of rows a few bits farther; a
- * scan that must pass that cap first walks the levels done again for the
- * rows they skipped (simhash::knn_first_pass_level, knn_expand).
- * With a radius condition around q itself (fp % q, simhash_within(fp, q, r))
- * the same search stops once its bound reaches r, provided the probe levels
- * alone reach r; otherwise, and for radii around other points, the scan
- * collects every match and sorts them.
+ * What the header declares
+ * ------------------------
+ * 1) The on-disk format's constants: SHX_MAGIC and SHX_VERSION (README,
+ *    "Index Format Versions"), the page flags, the directory's size, the
+ *    operator strategies and the build's progress phases.
+ * 2) The structs laid out on disk: ShxMetaPageData (block 0) and
+ *    ShxPageOpaque (every page's special area), and the byte layout of a
+ *    leaf, below (README, "On-Disk Layout").
+ * 3) Inline readers of a leaf, shared by the scans, VACUUM and the
+ *    verifier: shx_packed_open, shx_group_search, shx_leaf_foreach_range.
+ * 4) The backend-local state (ShxState, cached in rd_amcache) and the
+ *    functions each shx_*.cpp file exports, grouped by file.
  *
- * ON-DISK LAYOUT (8 kB pages; every page has a ShxPageOpaque special area)
- *   block 0                       metapage (ShxMetaPageData)
- *   blocks 1 .. blocks*ndir       per partition, a flat directory of 2^16
- *                                 slots (2042 per page, 33 pages)
- *   the rest                      leaf pages, allocated as needed
- * A partition is a B-link-style chain of leaf pages linked left to right.
- * Each leaf page covers an inclusive key range [lo, hi]; a page's hi equals
- * its right neighbour's lo (equal keys may straddle a boundary); the leftmost
- * page has lo = 0 and the rightmost hi = 2^64-1.  A leaf's entries (between
- * the page header and pd_lower) come in two regions:
- *   packed: the page's sorted entries grouped by their top 16 key bits:
- *           {uint16 groups G, uint16 entries N, uint32 tid base, uint8 block
- *           bits, uint8 offset bits, 2 zero bytes}, then the group table,
- *           G x {uint16 top 16 key bits, uint16 index of its first entry}
- *           (strictly increasing), then N x 6 bytes of low 48 key bits, then
- *           the N heap tids, each (block - tid base) << offset bits | offset
- *           in W = block bits + offset bits bits, packed one after the other
- *           (src/core/tid_packing.hpp); its length, 12 + 4G + 6N +
- *           ceil(N W / 8), is ShxPageOpaque.packed_len.  The group table
- *           sits right after the page header, in the cache line a reader
- *           touches first, so a probe finds its group by a binary search
- *           there instead of walking the page; the key bits apart from the
- *           tids halve the bytes a probe scans (on-disk version 2; version 1
- *           interleaved each group's header with its entries); and a page's
- *           tids take the bits that page needs: 24 for a 10M-row table of
- *           55,000 heap pages, a quarter of each entry less than whole
- *           6-byte tids (on-disk version 3);
- *   tail:   14-byte entries (8-byte key, heap tid) that inserts append, so an
- *           insert logs 24 bytes per page (shx_append.cpp).
- * When the tail fills the page, the page is re-packed (sorted, grouped) if
- * that frees at least a tenth of it, else split: at the group boundary
- * nearest the middle, within a quarter of the page.  Build too ends a page
- * at a group boundary near the fill (shx_build.cpp, writer_add).  Such a
- * page's hi is the last key of its last group, (v << 48) - 1, and it is
- * flagged SHX_HI_CLEAN: no key equal to it lives to its right, so a probe
- * of its last group (whose range ends at hi) stops there, and directory
- * slot v names the right page, so a probe of group v starts there: neither
- * reads a second page.  At 10M rows a group is a sixth of a page; cut
- * anywhere, a fifth of KNN's probes read two pages (grown indexes, with
- * half-full split pages, a third).  A split that would cut among the
- * copies of the page's last key (usually its hi) cuts where they start
- * instead, and the left page ends cleanly at that key - 1 (shx_insert.cpp,
- * split_point).  Build, split and VACUUM
- * write packed pages.  At 16-bit blocks a 10M-row partition has ~150 rows
- * per group, so an entry costs ~9 bytes.  A page whose groups would average
- * fewer than SHX_GROUPED_MIN_AVG entries (indexes under ~400k rows of
- * spread-out fingerprints) is written as plain 14-byte entries instead, a
- * tail with no packed region: a scan's work per group would cost more than
- * the bytes it saves.  VACUUM keeps a page's grouped entries grouped when
- * the survivors fit in no single form (shx_leaf_write).
- * A leaf may also carry a skip (ShxPageOpaque.skip): a page further right
- * such that every page in between has this page's hi.  Inserts record one
- * after passing a long run of pages of one key (a fingerprint stored very
- * many times) and walks jump over the run (shx_find_leaf explains why it
- * stays right); pages built or split start without one.  Any page of such
- * a run (lo = hi = the key) may take another copy, so an insert that finds
- * the run's first two pages full looks along it for room that VACUUM freed
- * before splitting, from where the last such search stopped, which the
- * first page keeps in its header's pd_prune_xid (unused on index pages;
- * shx_insert.cpp, insert_along_run).
- * Directory slot i (slot value s = i << 48) names a leaf of the partition
- * whose lo < s (or the leftmost leaf).  A page's lo never changes (pages are
- * never merged or freed), so a slot never becomes wrong, only stale: a
- * search starts at the slot's page and moves right while hi < key
- * (Lehman-Yao).  That is why a split and the directory refresh after it can
- * be separate WAL records and why readers never need a directory lock longer
- * than one slot read.  For the same reason any leaf whose lo is below a key
- * is a valid start for its walk: each backend keeps some it has passed in
- * slots with many pages (shx_hints.cpp).
+ * Partition keys
+ * --------------
+ * Partition p stores a row under key_p(fp) = rotl(fp, ShxState.rot[p]),
+ * its block p moved to the top bits (src/core/mih_probe.hpp), so that the
+ * rows of one block value form one key range.  With blocks = 4 and
+ * fp = 0x1234_5678_9abc_def0:
  *
- * Worked example, blocks = 4 (16-bit partitions), fp = 0x1234_5678_9abc_def0:
- *   partition 0: key = fp                       = 0x1234_5678_9abc_def0
- *   partition 1: key = rotl(fp, 16)              = 0x5678_9abc_def0_1234
- *   partition 2: key = rotl(fp, 32)              = 0x9abc_def0_1234_5678
- *   partition 3: key = rotl(fp, 48)              = 0xdef0_1234_5678_9abc
- * The row is stored four times; in partition 1 it sits in the packed group
- * with prefix 0x5678 as the 6 bytes 0x9abc_def0_1234 in the key array and
- * its tid at the same position in the tid array.  A query for
- * radius 3 has t = 0: it probes key range [0x1234 << 48, (0x1235 << 48) - 1]
- * in partition 0, [0x5678 << 48, ...] in partition 1, and so on: directory
- * slot 0x1234 of partition 0 names a leaf, usually the very leaf holding the
- * range; the scan finds group 0x1234 in that leaf's group table, computes
- * popcount(fp ^ q) for each entry of the group (and of the tail) from its
- * key bits, and keeps those <= 3, reading their tids.
- * Radius 7 has t = 1: 17 probes per partition (q's block and its 16
- * one-bit neighbours).
+ *     partition 0:  key = fp               = 0x1234_5678_9abc_def0
+ *     partition 1:  key = rotl(fp, 16)     = 0x5678_9abc_def0_1234
+ *     partition 2:  key = rotl(fp, 32)     = 0x9abc_def0_1234_5678
+ *     partition 3:  key = rotl(fp, 48)     = 0xdef0_1234_5678_9abc
  *
- * CONCURRENCY.  Readers take a share lock on one page at a time and move
- * right.  An inserter locks exclusively, in partition order, the leaf of
- * each partition that has room and appends to all of them in one generic
- * WAL record, which it builds itself (shx_append.cpp; four pages at most
- * per record: blocks = 6 takes two); the order, partition by partition
- * and left to right within one, is the order every lock holder follows,
- * so it cannot deadlock.  A full leaf is handled
- * afterwards on its own: re-packed, or split (left page and new right page
- * are one record of two buffers, then each changed directory page is its
- * own record).  VACUUM
- * compacts entries inside pages under an exclusive lock (and merges each
- * leaf's tail of 8 or more entries into its sorted region, shx_vacuum.cpp)
- * and never frees a page, so no scan can follow a recycled page.  Scans hold no lock or pin
- * on a leaf between calls: a plain index scan returns a page's matches
- * after it has let go of the page, KNN and sorted scans collect first.  With
- * an MVCC snapshot (as in pgvector) a tid removed by VACUUM meanwhile and
- * reused by a new heap tuple is invisible to the scan.  An index-only scan
- * does not visit the heap of an all-visible page, and VACUUM may mark a
- * page all-visible after removing a row the scan already collected (a row
- * deleted before the scan began), so such a scan reads the visibility map
- * while the leaf is locked and checks in the heap every match whose page was
- * not all-visible then (shx_scan.cpp, needs_heap_check).  With another
- * snapshot (an exclusion constraint's dirty snapshot) the executor is told
- * to recheck each returned row; ordered scans require MVCC.
+ * A key holds the whole fingerprint: scans verify candidates in the index.
  *
- * Files: shx_handler.cpp (handler, options, validate, property, cost,
- * planner support), shx_pages.cpp (page helpers, metapage, directory,
- * leaf search), shx_leaf.cpp (leaf encoding), shx_build.cpp,
- * shx_insert.cpp, shx_append.cpp (an insert's leaf appends and their WAL
- * record), shx_buffer_guess.cpp (which buffer a page was in),
- * shx_scan.cpp (radius, KNN), shx_nulls.cpp (the NULL rows a scan without
- * a condition returns last), shx_vacuum.cpp,
- * shx_check.cpp (check and stats).
+ * Leaf pages
+ * ----------
+ * A leaf holds keys in [lo, hi] (ShxPageOpaque).  Its entries lie between
+ * the page header and pd_lower: a packed region of packed_len bytes, then
+ * a tail of SHX_TAIL_ENTRY-byte entries (8-byte key, ItemPointerData) that
+ * inserts append.  The packed region holds the page's sorted entries,
+ * grouped by their top 16 key bits:
+ *
+ *     header        SHX_PACKED_HEADER bytes: uint16 groups G, uint16
+ *                   entries N, uint32 tid base, uint8 block bits, uint8
+ *                   offset bits, 2 zero bytes
+ *     group table   G x SHX_GROUP_HEADER: {uint16 top 16 key bits,
+ *                   uint16 index of the group's first entry}, increasing
+ *     key bits      N x SHX_PACKED_KEY: each key's low 48 bits
+ *     tids          N x W bits, W = block bits + offset bits, each
+ *                   (block - tid base) << offset bits | offset
+ *                   (src/core/tid_packing.hpp)
+ *
+ * Its length is shx_packed_len(G, N, W).  For example, in partition 1 the
+ * row above sits in the group 0x5678 as the key bits 0x9abc_def0_1234;
+ * a page whose tids span heap blocks 41,000 to 41,300, with offsets up to
+ * 60, stores them in 9 + 6 bits from base 41,000, tid (41123, 7) as
+ * 123 << 6 | 7.  A page with no packed region (packed_len 0) is "plain",
+ * all tail: the writers choose that form when groups would be small
+ * (SHX_GROUPED_MIN_AVG, shx_leaf_form_bytes).
+ *
+ * What readers may rely on
+ * ------------------------
+ * A leaf's lo and partition never change and no page is ever freed, so a
+ * directory slot, a walk start (shx_hints.cpp) or a remembered block is
+ * never wrong, only maybe stale; a page's hi equals its right sibling's lo
+ * (shx_check_right_step checks it at every step); copies of a key equal to
+ * a page's hi may continue to the right unless the page has SHX_HI_CLEAN;
+ * every page between a leaf and its skip has that leaf's hi.  Why these
+ * hold under concurrent inserts: README, "Searching" and "Locking".
  */
 #ifndef SHX_H
 #define SHX_H
