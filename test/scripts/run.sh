@@ -4,7 +4,11 @@
 #   - one run at a time in a checkout (lock_checkout), and a server a run
 #     leaves behind does not keep the checkout locked;
 #   - remove_scratch_dir acts only on a directory start_scratch_cluster made;
-#   - README's Contents and its links inside the file match its sections.
+#   - README's Contents and its links inside the file match its sections;
+#   - README links every guide in docs/, and every link to a guide names an
+#     existing file and heading;
+#   - README's Layout lists every file under src/ and every top-level
+#     directory, and nothing that does not exist.
 # Prints "ok N - ..." or "not ok N - ..." per check, then "scripts: P passed,
 # F failed"; exits non-zero when a check failed.  Run as root or as the
 # cluster owner, from anywhere: bash test/scripts/run.sh
@@ -152,6 +156,105 @@ contents() {  # the anchors README's Contents links to
 check "README's Contents lists every section, and only those" diff <(anchors) <(contents)
 check "every link inside README names a section" \
     bash -c 'diff <(grep -o "](#[^)]*)" README.md | sed "s/^](#//; s/)$//" | sort -u | comm -23 - <(echo "$1" | sort)) /dev/null' _ "$(anchors)"
+
+# --- docs/: README links every guide there, and every link to a guide (from
+# README or from another guide) names an existing file and, with #anchor, one
+# of its headings.  Each failing check prints what is wrong.
+prose() {  # the lines of a Markdown file outside ``` code blocks
+    awk '/^ *```/ { code = !code; next } !code' "$1"
+}
+md_anchors() {  # the GitHub anchor of every heading of a Markdown file
+    prose "$1" | sed -n 's/^#\{1,6\} \(.*\)$/\1/p' |
+        tr 'A-Z' 'a-z' | sed 's/[^a-z0-9 _-]//g; s/ /-/g' | sort -u
+}
+md_links() {  # FILE: each link target to a .md file, as "PATH#ANCHOR" relative to the checkout
+    local dir
+    dir=$(dirname "$1")
+    prose "$1" | grep -o '](\([^)#: ]*\.md\)\(#[^) ]*\)\?)' | sed 's/^](//; s/)$//' |
+        while IFS= read -r target; do
+            local path=${target%%#*} anchor=
+            [ "$path" != "$target" ] && anchor=${target#*#}
+            path=$(realpath -m --relative-to=. "$dir/$path")
+            echo "$path#$anchor"
+        done
+}
+links_resolve() {  # FILE...: every .md and #anchor link in them names an existing file and heading
+    local f target path anchor bad=0
+    for f in "$@"; do
+        while IFS= read -r target; do
+            path=${target%%#*}
+            anchor=${target#*#}
+            if [ ! -f "$path" ]; then
+                echo "  $f links to $path, which does not exist"; bad=1
+            elif [ -n "$anchor" ] && ! md_anchors "$path" | grep -qxF -- "$anchor"; then
+                echo "  $f links to $path#$anchor, which names no heading of $path"; bad=1
+            fi
+        done < <(md_links "$f")
+        while IFS= read -r anchor; do
+            if ! md_anchors "$f" | grep -qxF -- "$anchor"; then
+                echo "  $f links to #$anchor, which names no heading of $f"; bad=1
+            fi
+        done < <(prose "$f" | grep -o '](#[^) ]*)' | sed 's/^](#//; s/)$//' | sort -u)
+    done
+    return "$bad"
+}
+guides_linked() {  # every docs/*.md is linked from README
+    local g bad=0 linked
+    linked=$(md_links README.md | sed 's/#.*//' | sort -u)
+    for g in docs/*.md; do
+        [ -f "$g" ] || continue
+        if ! grep -qxF -- "$g" <<<"$linked"; then echo "  README does not link to $g"; bad=1; fi
+    done
+    return "$bad"
+}
+check "every link from README to docs/ names an existing guide and heading" links_resolve README.md
+check "every guide in docs/ is linked from README" guides_linked
+guides_links_resolve() {  # links_resolve over every docs/*.md there is
+    local guides=(docs/*.md)
+    [ -e "${guides[0]}" ] || return 0
+    links_resolve "${guides[@]}"
+}
+check "every link from a guide in docs/ names an existing file and heading" guides_links_resolve
+
+# --- README's Layout is the one file map: one line per file under src/, one
+# per directory elsewhere.  Every file under src/ and every top-level
+# directory is listed, and every path listed exists; the check names each
+# path that is missing on either side.
+layout_paths() {  # the paths README's Layout lists: "  name  description", two spaces a level
+    sed -n '/^## Layout/,/^## /p' README.md |
+        awk '/^```/ { if (seen) exit; seen = 1; inblock = 1; next }
+             inblock && NF {
+                 match($0, /^ */); depth = RLENGTH / 2
+                 path = (depth > 0 ? dir[depth - 1] : "") $1
+                 if (path ~ /\/$/) dir[depth] = path
+                 print path
+             }'
+}
+tree_files() {  # files of the tree: git's view (ignored build files left out), else find's
+    if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+        git ls-files --cached --others --exclude-standard -- "$@" 2>/dev/null
+    else
+        find "$@" -type f ! -name '*.o' ! -name '*.bc' ! -name '*.so' ! -path '*/.deps/*' \
+            ! -path '*/__pycache__/*' 2>/dev/null | sed 's|^\./||'
+    fi
+}
+layout_complete() {
+    local listed expected p bad=0
+    listed=$(layout_paths | sort -u)
+    expected=$( { tree_files src; tree_files . | grep / | cut -d/ -f1 | sed 's|$|/|'; } |
+                grep -v '^\(\.git\|\.scratch\|results\|tmp_check\|log\)/$' | sort -u)
+    if [ -z "$listed" ]; then echo "  README has no Layout code block"; return 1; fi
+    while IFS= read -r p; do
+        [ -n "$p" ] || continue
+        if ! grep -qxF -- "$p" <<<"$listed"; then echo "  README's Layout lacks $p"; bad=1; fi
+    done <<<"$expected"
+    while IFS= read -r p; do
+        if [ ! -e "$p" ]; then echo "  README's Layout lists $p, which does not exist"; bad=1; fi
+    done <<<"$listed"
+    return "$bad"
+}
+check "README's Layout lists every file under src/ and every top-level directory, and only those that exist" \
+    layout_complete
 
 echo "scripts: $((n - bad)) passed, $bad failed"
 [ "$bad" -eq 0 ]
