@@ -5,8 +5,8 @@
 #     leaves behind does not keep the checkout locked;
 #   - remove_scratch_dir acts only on a directory start_scratch_cluster made;
 #   - README's Contents and its links inside the file match its sections;
-#   - README links every guide in docs/, and every link to a guide names an
-#     existing file and heading;
+#   - README links every guide in docs/, and every link in README and the
+#     guides names an existing file and heading;
 #   - README's Layout lists every file under src/ and every top-level
 #     directory, and nothing that does not exist.
 # Prints "ok N - ..." or "not ok N - ..." per check, then "scripts: P passed,
@@ -157,9 +157,10 @@ check "README's Contents lists every section, and only those" diff <(anchors) <(
 check "every link inside README names a section" \
     bash -c 'diff <(grep -o "](#[^)]*)" README.md | sed "s/^](#//; s/)$//" | sort -u | comm -23 - <(echo "$1" | sort)) /dev/null' _ "$(anchors)"
 
-# --- docs/: README links every guide there, and every link to a guide (from
-# README or from another guide) names an existing file and, with #anchor, one
-# of its headings.  Each failing check prints what is wrong.
+# --- docs/: README links every guide there, and every relative link in README
+# or in a guide (to a guide, a results file, a source file) names an existing
+# file and, with #anchor, one of its headings.  Images are left out.  Each
+# failing check prints what is wrong.
 prose() {  # the lines of a Markdown file outside ``` code blocks
     awk '/^ *```/ { code = !code; next } !code' "$1"
 }
@@ -167,10 +168,11 @@ md_anchors() {  # the GitHub anchor of every heading of a Markdown file
     prose "$1" | sed -n 's/^#\{1,6\} \(.*\)$/\1/p' |
         tr 'A-Z' 'a-z' | sed 's/[^a-z0-9 _-]//g; s/ /-/g' | sort -u
 }
-md_links() {  # FILE: each link target to a .md file, as "PATH#ANCHOR" relative to the checkout
+md_links() {  # FILE: each relative link target (images left out), as "PATH#ANCHOR" from the checkout
     local dir
     dir=$(dirname "$1")
-    prose "$1" | grep -o '](\([^)#: ]*\.md\)\(#[^) ]*\)\?)' | sed 's/^](//; s/)$//' |
+    prose "$1" | grep -o '!\?\[[^]]*\]([^)# ]\+\(#[^) ]*\)\?)' | grep -v '^!' |
+        sed 's/^.*](//; s/)$//' | grep -v '^[a-z]\+:' |
         while IFS= read -r target; do
             local path=${target%%#*} anchor=
             [ "$path" != "$target" ] && anchor=${target#*#}
@@ -178,15 +180,15 @@ md_links() {  # FILE: each link target to a .md file, as "PATH#ANCHOR" relative 
             echo "$path#$anchor"
         done
 }
-links_resolve() {  # FILE...: every .md and #anchor link in them names an existing file and heading
+links_resolve() {  # FILE...: every relative link in them names an existing file, and a heading of it (.md)
     local f target path anchor bad=0
     for f in "$@"; do
         while IFS= read -r target; do
             path=${target%%#*}
             anchor=${target#*#}
-            if [ ! -f "$path" ]; then
+            if [ ! -e "$path" ]; then
                 echo "  $f links to $path, which does not exist"; bad=1
-            elif [ -n "$anchor" ] && ! md_anchors "$path" | grep -qxF -- "$anchor"; then
+            elif [ -n "$anchor" ] && { [[ $path != *.md ]] || ! md_anchors "$path" | grep -qxF -- "$anchor"; }; then
                 echo "  $f links to $path#$anchor, which names no heading of $path"; bad=1
             fi
         done < <(md_links "$f")
@@ -207,7 +209,7 @@ guides_linked() {  # every docs/*.md is linked from README
     done
     return "$bad"
 }
-check "every link from README to docs/ names an existing guide and heading" links_resolve README.md
+check "every link from README to docs/ and other files names an existing file and heading" links_resolve README.md
 check "every guide in docs/ is linked from README" guides_linked
 guides_links_resolve() {  # links_resolve over every docs/*.md there is
     local guides=(docs/*.md)
