@@ -366,14 +366,6 @@ typedef struct ShxNearEntry {
     ItemPointerData tid;
 } ShxNearEntry;
 
-/* A found row. */
-typedef struct ShxHit {
-    ItemPointerData tid;
-    uint8 dist;
-    bool heap_check; /* index-only scan: its heap page was not all-visible when the entry was read */
-    uint64 fp;
-} ShxHit;
-
 extern "C" {
 /* handler / misc */
 PGDLLEXPORT Datum simhash_index_handler(PG_FUNCTION_ARGS);

@@ -284,7 +284,7 @@ Datum simhash_index_handler(PG_FUNCTION_ARGS) {
     am->amsearchnulls = false;
     am->amstorage = false;
     am->amclusterable = false;
-    am->ampredlocks = true; /* page locks on the leaves a scan reads: shx_scan.cpp, walk_step */
+    am->ampredlocks = true; /* page locks on the leaves a scan reads: shx_walk.cpp, shx_walk_step */
     am->amcanparallel = false;
     am->amcaninclude = false;
     am->amusemaintenanceworkmem = false;

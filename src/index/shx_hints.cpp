@@ -100,7 +100,7 @@ void shx_hint_add(Relation index, int part, uint64 lo, BlockNumber blk) {
 }
 
 /*
- * Inserts (shx_find_leaf) and scans (walk_step) alike, so that a session
+ * Inserts (shx_find_leaf) and scans (shx_walk_step) alike, so that a session
  * that only reads (a pooled reader, a standby) also gets its lookups in a
  * crowded slot down to a few pages after the first.  Not inside a run of
  * one key (lo == hi), which only its first page's skip passes quickly.
