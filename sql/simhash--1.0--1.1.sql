@@ -13,3 +13,16 @@
 \echo Use "ALTER EXTENSION simhash UPDATE TO '1.1'" to load this file. \quit
 
 -- ==== simhash('literal') fingerprints the text ====
+-- A one-argument call named like a type reads an undecorated literal as a
+-- cast ('some text'::simhash, which parses hex) unless a function takes the
+-- literal's own type, unknown, exactly.  This one does, and fingerprints
+-- the text as simhash(text) does.  Typed values (text, varchar, char,
+-- tsvector, text[] columns and parameters) still find their own overloads;
+-- 'hex'::simhash and simhash 'hex' still parse.  An untyped parameter
+-- (PREPARE p AS SELECT simhash($1)) now matches this function too and keeps
+-- type unknown, which PostgreSQL refuses ("could not determine data type of
+-- parameter $1"): give the parameter a type, simhash($1::text).
+CREATE FUNCTION @extschema@.simhash(unknown) RETURNS @extschema@.simhash
+    AS 'MODULE_PATHNAME', 'simhash_unknown' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
+COMMENT ON FUNCTION @extschema@.simhash(unknown)
+    IS 'simhash(text) of a string literal: simhash(''some text'') fingerprints the text, it does not parse it';

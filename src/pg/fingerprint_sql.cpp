@@ -15,6 +15,7 @@ extern "C" {
 #include "utils/lsyscache.h"
 
 PG_FUNCTION_INFO_V1(simhash_text);
+PG_FUNCTION_INFO_V1(simhash_unknown);
 PG_FUNCTION_INFO_V1(simhash_text_tokenized);
 PG_FUNCTION_INFO_V1(simhash_text_min_features);
 PG_FUNCTION_INFO_V1(simhash_tsvector);
@@ -41,6 +42,18 @@ static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhas
 
 extern "C" Datum simhash_text(PG_FUNCTION_ARGS) {
     return text_fingerprint(fcinfo, PG_GETARG_TEXT_PP(0), simhash::kDefaultTokenizer, simhash::kDefaultNgram);
+}
+
+/*
+ * simhash(unknown): simhash('some text').  PostgreSQL reads a one-argument
+ * call named like a type, on a literal of no stated type, as a cast unless a
+ * function takes type unknown exactly; this one does.  An unknown value
+ * comes as a C string in the server encoding, the bytes a text of the
+ * literal holds, so the fingerprint is simhash(text)'s.
+ */
+extern "C" Datum simhash_unknown(PG_FUNCTION_ARGS) {
+    return text_fingerprint(fcinfo, cstring_to_text(PG_GETARG_CSTRING(0)), simhash::kDefaultTokenizer,
+                            simhash::kDefaultNgram);
 }
 
 /*
