@@ -49,8 +49,10 @@ static char* utf8_excerpt(const char* data, int length) {
 }
 
 char* message_excerpt(const text* value) {
-    const char* data = VARDATA_ANY(value);
-    int length = (int) VARSIZE_ANY_EXHDR(value);
+    return message_excerpt(VARDATA_ANY(value), (int) VARSIZE_ANY_EXHDR(value));
+}
+
+char* message_excerpt(const char* data, int length) {
     if (GetDatabaseEncoding() == PG_SQL_ASCII) return utf8_excerpt(data, length);
     int shown = pg_mbcliplen(data, length, kMessageExcerptBytes);
     if (shown == length) return pnstrdup(data, length);

@@ -40,6 +40,7 @@ void release_text_bytes(TextBytes bytes);
  */
 constexpr int kMessageExcerptBytes = 64;
 char* message_excerpt(const text* value);
+char* message_excerpt(const char* data, int length);
 
 /*
  * The hash of one feature given as text (array element, aggregate row);

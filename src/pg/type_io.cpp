@@ -2,6 +2,7 @@
  * The simhash type's text and binary I/O, and its casts to bigint, numeric
  * (unsigned), bit(64), bytea and from the string types.
  */
+#include "feature_votes.h"
 #include "simhash_datum.h"
 #include "text_format.hpp"
 
@@ -79,7 +80,7 @@ static uint64_t parse_or_error(const char* text, size_t length) {
     uint64_t fp;
     if (!simhash::parse_fingerprint(text, length, &fp))
         ereport(ERROR, (errcode(ERRCODE_INVALID_TEXT_REPRESENTATION),
-                        errmsg("invalid input syntax for type simhash: \"%s\"", pnstrdup(text, length)),
+                        errmsg("invalid input syntax for type simhash: \"%s\"", message_excerpt(text, (int) length)),
                         errdetail("A simhash is 16 hexadecimal digits or 64 binary digits."),
                         errhint("%s", input_hint(text, length))));
     return fp;
