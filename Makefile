@@ -36,15 +36,23 @@ override autodepend = yes
 PGXS := $(shell $(PG_CONFIG) --pgxs 2>/dev/null)
 ifneq ($(PGXS),)
 include $(PGXS)
-else ifeq ($(filter-out demo test,$(or $(MAKECMDGOALS),all)),)
+else ifeq ($(filter-out demo test dist,$(or $(MAKECMDGOALS),all)),)
 else
 $(error $(PG_CONFIG) not found: install postgresql-server-dev-15 (bash scripts/install-deps.sh does), or set PG_CONFIG)
 endif
 
-.PHONY: demo test unit
+# The PGXN archive of the committed tree (HEAD), as PGXN Manager takes it: one
+# top directory simhash-VERSION/ holding META.json, VERSION being the
+# control file's default_version.
+EXTVERSION := $(shell sed -n "s/^default_version *= *'\([^']*\)'.*/\1/p" simhash.control)
+DIST        = simhash-$(EXTVERSION).zip
+
+.PHONY: demo test unit dist
 demo:
 	bash scripts/demo.sh
 test:
 	bash scripts/test-all.sh
 unit:
 	$(MAKE) -C test/unit
+dist:
+	git archive --format=zip --prefix=simhash-$(EXTVERSION)/ --output=$(DIST) HEAD

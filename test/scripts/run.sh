@@ -8,7 +8,8 @@
 #   - README links every guide in docs/, and every link in README and the
 #     guides names an existing file and heading;
 #   - README's Layout lists every file under src/ and every top-level
-#     directory, and nothing that does not exist.
+#     directory, and nothing that does not exist;
+#   - META.json is valid PGXN metadata of this tree, and make dist packs it.
 # Prints "ok N - ..." or "not ok N - ..." per check, then "scripts: P passed,
 # F failed"; exits non-zero when a check failed.  Run as root or as the
 # cluster owner, from anywhere: bash test/scripts/run.sh
@@ -257,6 +258,21 @@ layout_complete() {
 }
 check "README's Layout lists every file under src/ and every top-level directory, and only those that exist" \
     layout_complete
+
+# --- packaging: META.json, PGXN's metadata, against the PGXN Meta Spec
+# 1.0.0 and the tree; make dist's archive (test/scripts/check_meta.py)
+meta() { python3 test/scripts/check_meta.py "$@"; }
+check "META.json parses as JSON" python3 -m json.tool META.json /dev/null
+check "META.json is valid PGXN Meta Spec 1.0.0 (required keys, shapes, SemVer)" meta spec
+check "the spec check refuses META.json missing a required key or with a bad value" meta self-test
+check "META.json's versions are simhash.control's default_version" meta version
+check "META.json provides one extension per control file, no other" meta provides
+check "every file META.json names exists" meta files
+check "META.json's minimum PostgreSQL is the one src/pg/pg_compat.h enforces" meta prereqs
+if git rev-parse --verify -q HEAD >/dev/null 2>&1; then
+    check "make dist writes simhash-VERSION.zip of HEAD, META.json at its top" \
+        bash -c 'make -s dist DIST="$1" >/dev/null && python3 test/scripts/check_meta.py zip "$1"' _ "$T/dist.zip"
+fi
 
 echo "scripts: $((n - bad)) passed, $bad failed"
 [ "$bad" -eq 0 ]
