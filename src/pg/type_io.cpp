@@ -33,7 +33,9 @@ PG_FUNCTION_INFO_V1(simhash_from_bytea);
  * The hint for text that is no simhash.  Fingerprints brought from
  * application code come as 0x-prefixed or unpadded hex, or as unsigned
  * decimals (Python's simhash values), each with its own way in; other text
- * was most likely meant for the fingerprint function.
+ * was most likely meant for the fingerprint function.  The hint writes the
+ * call with ::text, which fingerprints under every version of the
+ * extension's SQL (simhash('...') alone does from 1.1).
  */
 static const char* input_hint(const char* text, size_t length) {
     while (length > 0 && isspace((unsigned char) *text)) text++, length--;
@@ -60,10 +62,10 @@ static const char* input_hint(const char* text, size_t length) {
     if (decimal && length > 16 && length <= 20)
         return "For a fingerprint written as an unsigned decimal number, cast it from numeric: '...'::numeric::simhash.";
     if (hex && length < 16)
-        return "If this was simhash('...') meant to fingerprint a text, write simhash('...'::text); for a fingerprint "
-               "of fewer hex digits, pad them: lpad(value, 16, '0')::simhash.";
-    return "If this was simhash('...') meant to fingerprint a text, write simhash('...'::text); "
-           "for a column of type citext or name, simhash(column::text).";
+        return "To fingerprint a text, call simhash() on it: simhash('...'::text); for a fingerprint of fewer hex "
+               "digits, pad them: lpad(value, 16, '0')::simhash.";
+    return "To fingerprint a text, call simhash() on it: simhash('...'::text), or simhash(column::text) for a "
+           "column of type citext or name.";
 }
 
 /* The 64 bits as 8 bytes, most significant first (the order of the binary text form and of send). */
