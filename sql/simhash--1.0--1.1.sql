@@ -26,3 +26,22 @@ CREATE FUNCTION @extschema@.simhash(unknown) RETURNS @extschema@.simhash
     AS 'MODULE_PATHNAME', 'simhash_unknown' LANGUAGE C IMMUTABLE STRICT PARALLEL SAFE;
 COMMENT ON FUNCTION @extschema@.simhash(unknown)
     IS 'simhash(text) of a string literal: simhash(''some text'') fingerprints the text, it does not parse it';
+
+-- Batch functions: simhash_pairs, simhash_clusters
+-- Both read the pairs off a simhash index (one sequential walk of each
+-- partition at radii below the number of blocks), see only the rows the
+-- statement's snapshot sees, and need SELECT on the table.  STABLE: they
+-- read the table.  PARALLEL SAFE: a worker may run them (they write
+-- nothing and keep no state between calls); PostgreSQL runs a function in
+-- FROM once, in one process.  Not STRICT: a NULL radius means
+-- simhash.threshold, a NULL method 'connected'; a NULL index gives no rows.
+CREATE FUNCTION @extschema@.simhash_pairs(index regclass, radius integer DEFAULT NULL)
+    RETURNS TABLE(a tid, b tid, distance integer)
+    AS 'MODULE_PATHNAME', 'simhash_pairs' LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION @extschema@.simhash_pairs(regclass, integer)
+    IS 'every pair of rows (a < b, by ctid) of the index''s table within radius bits (default simhash.threshold), each once';
+CREATE FUNCTION @extschema@.simhash_clusters(index regclass, radius integer DEFAULT NULL, method text DEFAULT 'connected')
+    RETURNS TABLE(member tid, representative tid)
+    AS 'MODULE_PATHNAME', 'simhash_clusters' LANGUAGE C STABLE PARALLEL SAFE ROWS 1000;
+COMMENT ON FUNCTION @extschema@.simhash_clusters(regclass, integer, text)
+    IS 'each row with a neighbour within radius bits and its cluster''s representative: method ''connected'' (components) or ''keep_first'' (the exclusion-constraint recipe in ctid order)';

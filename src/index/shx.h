@@ -457,6 +457,10 @@ void shx_pair_sort_end(ShxPairSort *s);
 /* the rows with a NULL indexed value, for scans without a search key (shx_nulls.cpp) */
 int64 shx_collect_null_rows(IndexScanDesc scan, MemoryContext cxt, ItemPointerData **tids);
 
+/* opening an index named by a SQL function's argument (shx_check.cpp): ERROR unless a valid simhash index */
+Relation shx_open_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid caller);
+void shx_reject_invalid_index(Relation index, const char *verb);
+
 /* phases */
 IndexBuildResult *shx_build(Relation heap, Relation index, IndexInfo *indexInfo);
 void shx_buildempty(Relation index);

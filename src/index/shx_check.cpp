@@ -248,12 +248,14 @@ void bucket_sink_take(PageSink *self, simhash::KeyTid *items, int n) {
     }
 }
 
+}  // namespace
+
 /*
  * caller: the SQL function called (fcinfo->flinfo->fn_oid), which the hint
  * on a partitioned index shows, schema-qualified with the index, so that it
  * runs as given whatever the search_path and the index's name.
  */
-Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid caller) {
+Relation shx_open_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid caller) {
     char *name = get_rel_name(indexoid);
     if (name == NULL)
         ereport(ERROR, (errcode(ERRCODE_UNDEFINED_TABLE), errmsg("relation with OID %u does not exist", indexoid)));
@@ -292,7 +294,7 @@ Relation open_simhash_index(Oid indexoid, LOCKMODE mode, Relation *heap, Oid cal
  * yet (its pages are whatever the failed build left): reading it would
  * report corruption (XX002) where there is only an interrupted build.
  */
-void reject_invalid_index(Relation index, const char *verb) {
+void shx_reject_invalid_index(Relation index, const char *verb) {
     if (!index->rd_index->indisvalid)
         ereport(ERROR, (errcode(ERRCODE_FEATURE_NOT_SUPPORTED),
                         errmsg("cannot %s index \"%s\"", verb, RelationGetRelationName(index)),
@@ -300,6 +302,8 @@ void reject_invalid_index(Relation index, const char *verb) {
                         errhint("Drop it, or REINDEX it; an interrupted CREATE INDEX CONCURRENTLY or REINDEX "
                                 "CONCURRENTLY leaves such an index behind.")));
 }
+
+namespace {
 
 /* May role read the table's rows whole?  BuildIndexValueDescription's test, for the table as a whole. */
 bool may_see_rows(Relation heap, Oid role) {
@@ -326,12 +330,12 @@ Datum simhash_index_check(PG_FUNCTION_ARGS) {
                         errhint("Run SELECT pg_wal_replay_pause(); wait until pg_get_wal_replay_pause_state() "
                                 "is 'paused', check, then SELECT pg_wal_replay_resume();")));
     LOCKMODE mode = RecoveryInProgress() ? AccessShareLock : ShareLock;
-    Relation index = open_simhash_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
+    Relation index = shx_open_index(indexoid, mode, &heap, fcinfo->flinfo->fn_oid);
     bool show_values = may_see_rows(heap, GetUserId());
     ShxCaller caller;
     shx_become_table_owner(heap, &caller);
     /* like amcheck: an index CREATE INDEX CONCURRENTLY never finished need not hold every row */
-    reject_invalid_index(index, "check");
+    shx_reject_invalid_index(index, "check");
     const char *name = RelationGetRelationName(index);
     ShxState st = *shx_get_state(index);
     BlockNumber nblocks = RelationGetNumberOfBlocks(index);
@@ -427,8 +431,8 @@ Datum simhash_index_stats(PG_FUNCTION_ARGS) {
     InitMaterializedSRF(fcinfo, 0);
     ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
     Relation heap;
-    Relation index = open_simhash_index(indexoid, AccessShareLock, &heap, fcinfo->flinfo->fn_oid);
-    reject_invalid_index(index, "report on");
+    Relation index = shx_open_index(indexoid, AccessShareLock, &heap, fcinfo->flinfo->fn_oid);
+    shx_reject_invalid_index(index, "report on");
     ShxState st = *shx_get_state(index);
     uint64 *vals = (uint64 *) palloc(sizeof(uint64) * SHX_MAX_LEAF_ENTRIES);
     for (int p = 0; p < st.nparts; p++) {
