@@ -116,9 +116,16 @@ void run_add(ShxRun *r, uint64 key, uint64 tid) {
     r->n++;
 }
 
+/* Are a[0..n) in key, tid order?  Usually (a leaf's packed region is); a linear check is cheaper than a sort. */
+bool key_tids_sorted(const simhash::KeyTid *a, int64 n) {
+    for (int64 i = 1; i < n; i++)
+        if (a[i].key < a[i - 1].key || (a[i].key == a[i - 1].key && a[i].tid < a[i - 1].tid)) return false;
+    return true;
+}
+
 /* Sorts a run's entries (a leaf's appended tail is unsorted) and finds its groups of one key. */
 void run_finish(ShxRun *r) {
-    simhash::sort_key_tids(r->e, (uint64) r->n);
+    if (!key_tids_sorted(r->e, r->n)) simhash::sort_key_tids(r->e, (uint64) r->n);
     r->ngroups = 0;
     for (int64 i = 0; i < r->n; i++) {
         r->vis[i] = SHX_VIS_UNKNOWN;
@@ -221,9 +228,10 @@ inline bool first_found_here(const ShxPairWalk *w, int p, uint64 kdiff) {
 
 /*
  * Every pair of groups (g of r, h of q) within the radius and first found
- * in p; same: q is r, and only h > g.
+ * in p; same: q is r, and only h > g.  The walk's hot loop: compiled for
+ * POPCNT too (libgcc's software popcount took a sixth of a 1M-row walk).
  */
-void compare_runs(ShxPairWalk *w, int p, ShxRun *r, ShxRun *q, bool same) {
+SHX_POPCNT_CLONES void compare_runs(ShxPairWalk *w, int p, ShxRun *r, ShxRun *q, bool same) {
     const int radius = w->radius;
     int64 since_check = 0;
     for (int64 g = 0; g < r->ngroups; g++) {
@@ -251,7 +259,6 @@ struct ChainCursor {
     BlockNumber from;  /* the page whose right link led to blk */
     uint64 from_hi;
     int n, pos;        /* entries of the page in w->page, and the next one */
-    BufferAccessStrategy strategy;
 };
 
 void cursor_begin(ShxPairWalk *w, ChainCursor *c, int p) {
@@ -260,17 +267,19 @@ void cursor_begin(ShxPairWalk *w, ChainCursor *c, int p) {
     c->from = InvalidBlockNumber;
     c->from_hi = 0;
     c->n = c->pos = 0;
-    c->strategy = GetAccessStrategy(BAS_BULKREAD);
 }
-
-void cursor_end(ChainCursor *c) { FreeAccessStrategy(c->strategy); }
 
 /* The next entry in key order; false at the end of the chain. */
 bool cursor_next(ShxPairWalk *w, ChainCursor *c, simhash::KeyTid *out) {
     while (c->pos == c->n) {
         if (c->blk == InvalidBlockNumber) return false;
         CHECK_FOR_INTERRUPTS();
-        Buffer buf = ReadBufferExtended(w->index, MAIN_FORKNUM, c->blk, RBM_NORMAL, c->strategy);
+        /*
+         * Not through a bulk-read ring: the walk reads the index once per
+         * partition and again per call, and a ring kept every page out of
+         * shared buffers (each read then copied it from the kernel).
+         */
+        Buffer buf = ReadBuffer(w->index, c->blk);
         LockBuffer(buf, BUFFER_LOCK_SHARE);
         Page page = BufferGetPage(buf);
         shx_check_page(w->index, page, c->blk, SHX_LEAF);
@@ -290,7 +299,7 @@ bool cursor_next(ShxPairWalk *w, ChainCursor *c, simhash::KeyTid *out) {
         c->from_hi = op->hi;
         c->blk = op->right;
         UnlockReleaseBuffer(buf);
-        simhash::sort_key_tids(w->page, (uint64) n);
+        if (!key_tids_sorted(w->page, n)) simhash::sort_key_tids(w->page, (uint64) n);
         c->n = n;
         c->pos = 0;
         w->entries += n;
@@ -343,7 +352,6 @@ uint64 *nonempty_blocks(ShxPairWalk *w, int p, int64 *count) {
         }
         vals[n++] = b;
     }
-    cursor_end(&c);
     *count = n;
     return vals;
 }
@@ -459,7 +467,6 @@ void walk_partition(ShxPairWalk *w, int p) {
         }
         CHECK_FOR_INTERRUPTS();
     }
-    cursor_end(&c);
     if (vals) pfree(vals);
     if (near) pfree(near);
     ereport(DEBUG1, (errmsg_internal("simhash pairs of \"%s\" at radius %d: partition %d of %d done, %lld entries read, "
