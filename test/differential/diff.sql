@@ -130,3 +130,25 @@ BEGIN
         WHERE id IN (SELECT id FROM dt ORDER BY random() LIMIT n);
     DELETE FROM dt WHERE id IN (SELECT id FROM dt ORDER BY random() LIMIT n);
 END $$;
+
+-- simhash_pairs against the self-join through the index, at radii 0, 3 and
+-- two random ones (4-12 and 13-20): the number of radii whose pairs differ
+-- (a pair missing, extra, repeated or at a wrong distance); each mismatch
+-- is also raised as a WARNING naming the radius.
+CREATE OR REPLACE FUNCTION diff_pairs() RETURNS int LANGUAGE plpgsql AS $$
+DECLARE r int; bad int := 0; missing bigint; extra bigint;
+BEGIN
+    FOREACH r IN ARRAY ARRAY[0, 3, 4 + floor(random() * 9)::int, 13 + floor(random() * 8)::int] LOOP
+        SELECT count(*) INTO missing FROM (
+            SELECT x.ctid, y.ctid, x.fp <-> y.fp FROM dt x JOIN dt y ON simhash_within(x.fp, y.fp, r) AND x.ctid < y.ctid
+            EXCEPT ALL SELECT * FROM simhash_pairs('dt_idx', r)) s;
+        SELECT count(*) INTO extra FROM (
+            SELECT * FROM simhash_pairs('dt_idx', r)
+            EXCEPT ALL SELECT x.ctid, y.ctid, x.fp <-> y.fp FROM dt x JOIN dt y ON simhash_within(x.fp, y.fp, r) AND x.ctid < y.ctid) s;
+        IF missing + extra > 0 THEN
+            RAISE WARNING 'simhash_pairs at radius %: % pairs missing, % extra', r, missing, extra;
+            bad := bad + 1;
+        END IF;
+    END LOOP;
+    RETURN bad;
+END $$;

@@ -5,7 +5,7 @@
 # (=, %, simhash_within for radii 0-64, KNN with and without a radius, two
 # conditions at once; rows include distinct fingerprints crowding one
 # directory slot) answered once through the index and once by a
-# sequential scan.  Also checks the index structure (simhash_index_check) after
+# sequential scan, and simhash_pairs against the self-join at four radii.  Also checks the index structure (simhash_index_check) after
 # every round.  Exits non-zero on any mismatch; the last line is a summary.
 #   DIFF_ROWS (default 3000), DIFF_ROUNDS (4), DIFF_QUERIES (150), DIFF_BLOCKS ("1 3 4 5 8 16"),
 #   then two rounds on DIFF_LARGE_ROWS (60000; 0 skips) with DIFF_LARGE_BLOCKS ("2 4 16"),
@@ -59,6 +59,11 @@ run_blocks() {  # run_blocks ROWS ROUNDS BLOCKS...
                 { cat "$TMP/warn"; exit 1; }
             head -5 "$TMP/warn"
             psql_run -c "SELECT simhash_index_check('dt_idx', true)" >/dev/null || { echo "blocks=$b round $round: index check failed"; bad=$((bad + 1)); }
+            # simhash_pairs against the self-join at four radii (diff_pairs)
+            pbad=$(psql_run -c "SELECT diff_pairs()" 2>"$TMP/warn" | tail -1) || { cat "$TMP/warn"; exit 1; }
+            head -5 "$TMP/warn"
+            echo "$rows rows, blocks=$b round $round: simhash_pairs at 4 radii, $pbad mismatching"
+            total_bad=$((total_bad + pbad))
             total_q=$((total_q + QUERIES))
             total_bad=$((total_bad + bad))
             echo "$rows rows, blocks=$b round $round (knn_first_pass_rows $first_pass): $QUERIES queries, $bad mismatches"
