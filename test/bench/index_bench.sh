@@ -334,18 +334,9 @@ SQL
 }
 
 for n in "${SIZES[@]}"; do
-    # 90% uniform random; 10% in planted clusters of 20 near-duplicates
-    # (1-3 bits flipped) around the first N/200 rows
-    psql_q -c "DROP TABLE IF EXISTS base, queries;
-        CREATE TABLE base (id bigint, fp simhash);
-        INSERT INTO base SELECT i, ((hashint8(i)::bigint << 32) | (hashint8(i + 9000000000)::bigint & 4294967295))::simhash
-            FROM generate_series(1, ($n * 0.9)::bigint) i;
-        CREATE INDEX ON base (id);
-        INSERT INTO base SELECT ($n * 0.9)::bigint + i,
-               (fp::bigint # (1::bigint << (abs(hashint8(i * 3)) % 64)) # (1::bigint << (abs(hashint8(i * 5)) % 64))
-                           # CASE WHEN i % 2 = 0 THEN 1::bigint << (abs(hashint8(i * 7)) % 64) ELSE 0 END)::simhash
-            FROM (SELECT i, (SELECT fp FROM base b WHERE b.id = 1 + (i - 1) / 20) AS fp
-                  FROM generate_series(1, $n - ($n * 0.9)::bigint) i) s;
+    # 90% uniform random; 10% in planted clusters of 20 near-duplicates (uniform_base.sql)
+    psql_q -v n="$n" <"$ROOT/test/bench/uniform_base.sql" || exit 1
+    psql_q -c "DROP TABLE IF EXISTS queries;
         -- queries 1-5000: a member of a planted cluster; 5001-10000: a uniform row; 0-2 bits flipped
         CREATE TABLE queries (k int PRIMARY KEY, q simhash);
         INSERT INTO queries SELECT k, (b.fp::bigint # CASE WHEN k % 3 = 0 THEN 0 ELSE 1::bigint << (k % 64) END)::simhash
