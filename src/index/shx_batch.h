@@ -12,6 +12,7 @@
 extern "C" {
 #include "access/relscan.h"
 #include "executor/tuptable.h"
+#include "nodes/execnodes.h"
 #include "utils/snapshot.h"
 }
 
@@ -68,6 +69,12 @@ typedef struct ShxPairWalk {
  * function (fcinfo->flinfo->fn_oid), for messages.
  */
 void shx_pair_walk_open(ShxPairWalk *w, Oid indexoid, bool radius_null, int32 radius, Oid caller);
+/*
+ * The start of both SQL functions, (index regclass, radius integer, ...)
+ * returning a materialized set: sets up the result's tuplestore and opens
+ * the walk; NULL (no rows to return) when the index argument is NULL.
+ */
+ReturnSetInfo *shx_pair_walk_begin_srf(FunctionCallInfo fcinfo, ShxPairWalk *w);
 /* Gives every pair of visible rows within the radius to the sink, once. */
 void shx_pair_walk_run(ShxPairWalk *w);
 void shx_pair_walk_close(ShxPairWalk *w);

@@ -125,12 +125,9 @@ Datum simhash_clusters(PG_FUNCTION_ARGS) {
     else
         ereport(ERROR, (errcode(ERRCODE_INVALID_PARAMETER_VALUE), errmsg("unknown clustering method \"%s\"", method),
                         errhint("The methods are 'connected' and 'keep_first'.")));
-    InitMaterializedSRF(fcinfo, 0);
-    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-    if (PG_ARGISNULL(0)) return (Datum) 0; /* no index: no rows */
     ShxPairWalk w;
-    shx_pair_walk_open(&w, PG_GETARG_OID(0), PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
-                       fcinfo->flinfo->fn_oid);
+    ReturnSetInfo *rsinfo = shx_pair_walk_begin_srf(fcinfo, &w);
+    if (rsinfo == NULL) return (Datum) 0; /* no index: no rows */
     Nodes g;
     memset(&g, 0, sizeof(g));
     map_alloc(&g.map, 1024);

@@ -55,6 +55,7 @@
 extern "C" {
 #include "access/htup_details.h"
 #include "access/table.h"
+#include "funcapi.h"
 #include "access/tableam.h"
 #include "miscadmin.h"
 #include "storage/bufmgr.h"
@@ -511,6 +512,14 @@ void shx_pair_walk_open(ShxPairWalk *w, Oid indexoid, bool radius_null, int32 ra
     w->fetch = table_index_fetch_begin(w->heap);
     w->slot = table_slot_create(w->heap, NULL);
     w->page = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHX_MAX_LEAF_ENTRIES);
+}
+
+ReturnSetInfo *shx_pair_walk_begin_srf(FunctionCallInfo fcinfo, ShxPairWalk *w) {
+    InitMaterializedSRF(fcinfo, 0);
+    if (PG_ARGISNULL(0)) return NULL;
+    shx_pair_walk_open(w, PG_GETARG_OID(0), PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
+                       fcinfo->flinfo->fn_oid);
+    return (ReturnSetInfo *) fcinfo->resultinfo;
 }
 
 void shx_pair_walk_run(ShxPairWalk *w) {

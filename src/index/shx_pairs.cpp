@@ -48,12 +48,9 @@ void pairs_put(void *arg, uint64 a, uint64 b, int dist, bool) {
 }  // namespace
 
 Datum simhash_pairs(PG_FUNCTION_ARGS) {
-    InitMaterializedSRF(fcinfo, 0);
-    ReturnSetInfo *rsinfo = (ReturnSetInfo *) fcinfo->resultinfo;
-    if (PG_ARGISNULL(0)) return (Datum) 0; /* no index: no rows */
     ShxPairWalk w;
-    shx_pair_walk_open(&w, PG_GETARG_OID(0), PG_ARGISNULL(1), PG_ARGISNULL(1) ? 0 : PG_GETARG_INT32(1),
-                       fcinfo->flinfo->fn_oid);
+    ReturnSetInfo *rsinfo = shx_pair_walk_begin_srf(fcinfo, &w);
+    if (rsinfo == NULL) return (Datum) 0; /* no index: no rows */
     PairsOut out = {rsinfo->setResult, rsinfo->setDesc};
     w.leaders_only = false;
     w.sink = pairs_put;
