@@ -25,8 +25,10 @@ BEGIN
     END IF;
     PERFORM set_config('simhash.threshold', '9', false);
 END $$;
+-- public.simhash: from 17, CREATE INDEX runs index expressions with
+-- search_path = pg_catalog, pg_temp (README, "Supported PostgreSQL versions").
 CREATE FUNCTION owner_fp(t text) RETURNS simhash LANGUAGE plpgsql IMMUTABLE AS
-    $$ BEGIN PERFORM public.grab(); RETURN simhash(t); END $$;
+    $$ BEGIN PERFORM public.grab(); RETURN public.simhash(t); END $$;
 CREATE FUNCTION owner_pred(id int) RETURNS boolean LANGUAGE plpgsql IMMUTABLE AS
     $$ BEGIN PERFORM public.grab(); RETURN id > 0; END $$;
 CREATE TABLE owned (id int, body text, fp simhash);
