@@ -1,6 +1,8 @@
 # simhash_index_check(idx, true) after REINDEX CONCURRENTLY, while deleted
-# rows are not yet removable (held back here by vacuum_defer_cleanup_age, in
-# production by an old snapshot or a standby's hot_standby_feedback).  A
+# rows are not yet removable (held back here by a prepared transaction older
+# than the deletes, in production by an old snapshot or a standby's
+# hot_standby_feedback; a prepared transaction holds no snapshot, so the
+# concurrent builds do not wait for it).  A
 # concurrent build rightly leaves such rows out; the check used to require
 # every row a plain build would index, and reported the sound index as
 # corrupt ("lacks heap tuple").  It now requires the rows an MVCC snapshot
@@ -13,16 +15,23 @@ use Test::More;
 
 my $node = PostgreSQL::Test::Cluster->new('concurrent_rebuild');
 $node->init;
-$node->append_conf('postgresql.conf', "vacuum_defer_cleanup_age = 100000\nautovacuum = off\n");
+$node->append_conf('postgresql.conf', "max_prepared_transactions = 2\nautovacuum = off\n");
 $node->start;
 $node->safe_psql('postgres', q{
     CREATE EXTENSION simhash;
     CREATE TABLE r (id int, fp simhash);
     INSERT INTO r SELECT g, simhash_from_bigint(g * 7919) FROM generate_series(1, 20000) g;
     CREATE INDEX r_fp ON r USING simhash (fp);
+});
+# a transaction id older than the deletes, kept running until the end
+$node->safe_psql('postgres', q{BEGIN; SELECT pg_current_xact_id(); PREPARE TRANSACTION 'hold_horizon'});
+$node->safe_psql('postgres', q{
     DELETE FROM r WHERE id % 3 = 0;
     VACUUM r;  -- the deleted rows stay: the horizon is held back
 });
+is($node->safe_psql('postgres', q{
+    SELECT n_dead_tup > 0 FROM pg_stat_user_tables WHERE relname = 'r'}), 't',
+    'VACUUM left the deleted rows in place');
 my ($ret, $out, $err) = $node->psql('postgres', "SELECT simhash_index_check('r_fp', true)");
 is($ret, 0, 'the built index passes while the deleted rows stay') or diag($err);
 
@@ -52,5 +61,6 @@ $node->safe_psql('postgres', q{
 isnt($ret, 0, 'a live row missing from the index is still reported');
 like($err, qr/lacks heap tuple/, 'as a missing heap tuple');
 
+$node->safe_psql('postgres', q{ROLLBACK PREPARED 'hold_horizon'});
 $node->stop;
 done_testing();
