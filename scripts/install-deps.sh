@@ -11,6 +11,7 @@ packages=(
     libgtest-dev                  # GoogleTest, for the core unit tests
     libipc-run-perl               # IPC::Run, for the TAP tests
     unicode-data                  # UnicodeData.txt: the core unit tests check the character classes against it
+    debootstrap                   # the Debian chroots in which the test command runs PostgreSQL 17 and 18 (scripts/chroot.sh)
 )
 packages+=("$@")                  # callers may ask for more (the evaluation harness does)
 

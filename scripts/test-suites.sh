@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
-# Every test suite (`bash scripts/test-all.sh`, or `make test`; .ci/run runs
-# it): installs what is missing (make too), builds with warnings as errors,
-# installs, and runs every test suite:
+# Every test suite against the PostgreSQL that pg_config names: builds with
+# warnings as errors, installs, and runs
 #   core unit tests (plain, then under ASan + UBSan), the scripts'
 #   safeguards, pg_regress, isolation, TAP (crash recovery, standby replay)
 #   and the randomized differential test of the index, each in its own
-#   temporary PostgreSQL instance.  One run at a time in a checkout: a
-#   second one waits (lock_checkout in pg-env.sh).
-# It ends with one summary line, "tests: N passed, M failed".
+#   temporary PostgreSQL instance.
+# scripts/test-all.sh (README's test command) runs it on the machine's
+# PostgreSQL and inside a chroot for each other major; run alone, it expects
+# what scripts/install-deps.sh installs.  One run at a time in a checkout: a
+# second one waits (lock_checkout in pg-env.sh).
+# It ends with one summary line, "tests: N passed, M failed", after a line
+# per suite, "suite NAME: N passed, M failed".
 set -uo pipefail
 cd "$(dirname "$0")/.."
 ROOT="$PWD"
 source scripts/pg-env.sh
 lock_checkout "$ROOT/.scratch" || { echo "tests: 0 passed, 1 failed (could not lock $ROOT/.scratch/lock)"; exit 1; }
-
-if ! bash scripts/install-deps.sh; then
-    echo "tests: 0 passed, 1 failed (what the tests need could not be installed)"
-    exit 1
-fi
 
 step() { printf '\n==== %s\n' "$*"; }
 passed=0
@@ -27,9 +25,10 @@ record() {  # record SUITE PASSED FAILED
     passed=$((passed + $2))
     failed=$((failed + $3))
     if [ "$3" -ne 0 ]; then failed_suites+=("$1"); fi
+    echo "suite $1: $2 passed, $3 failed"
 }
 
-step "build (warnings are errors) and install"
+step "build (warnings are errors) and install, for $(pg_config --version)"
 make -s clean >/dev/null
 if ! make -s SIMHASH_WERROR=1 -j2; then
     echo "tests: 0 passed, 1 failed (the build failed)"
@@ -41,7 +40,8 @@ if ! make -s install >/dev/null; then
 fi
 
 step "core unit tests (plain, then AddressSanitizer + UndefinedBehaviorSanitizer)"
-make -s -C test/unit clean all >/dev/null 2>&1 || make -C test/unit all
+make -s -C test/unit clean >/dev/null
+make -s -j2 -C test/unit all >/dev/null 2>&1 || make -C test/unit all
 for binary in core_tests core_tests_sanitized; do
     log=$(mktemp) || exit 1
     if [ -x test/unit/build/$binary ]; then
