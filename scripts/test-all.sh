@@ -79,8 +79,9 @@ failed_row() {  # failed_row MAJOR SOURCE WHY
 dump_made=
 for major in $MAJORS; do
     if [ "$major" = "$HOST_MAJOR" ]; then
-        if [ -n "${SIMHASH_HOST_LOCK:-}" ]; then
-            exec {host_lock}>>"$SIMHASH_HOST_LOCK" && flock "$host_lock"
+        if [ -n "${SIMHASH_HOST_LOCK:-}" ] && ! { exec {host_lock}>>"$SIMHASH_HOST_LOCK" && flock "$host_lock"; }; then
+            failed_row "$major" "this machine" "could not lock $SIMHASH_HOST_LOCK"
+            continue
         fi
         banner "PostgreSQL $major: this machine"
         run_logged "$major" "this machine" bash scripts/test-suites.sh
