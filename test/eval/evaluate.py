@@ -12,6 +12,7 @@ is judged pair by pair against how much text each pair really shares.
 Usage: evaluate.py CORPUS_TSV PSQL_ARGS...   (run by test/eval/evaluate.sh)
 """
 import collections
+import functools
 import glob
 import os
 import random
@@ -21,6 +22,7 @@ import subprocess
 import sys
 
 import jieba
+import numpy
 
 jieba.setLogLevel(60)
 RNG = random.Random(20261122)
@@ -245,6 +247,7 @@ def edit(lang, text, rate, vocabulary):
 MASK = (1 << 64) - 1
 
 
+@functools.lru_cache(maxsize=1 << 20)
 def java_hash64(word):
     """The string hash of the classic Python/Java SimHash code, 64-bit, over UTF-16 units."""
     data = word.encode("utf-16-le")
@@ -257,19 +260,21 @@ def java_hash64(word):
     return x ^ len(units)
 
 
+BIT_SHIFTS = numpy.arange(64, dtype=numpy.uint64)
+
+
 def classic_simhash(lang, text):
-    votes = [0] * 64
+    """Each word votes +1 for the bits set in its hash and -1 for the others; a bit is set
+    where the votes sum above 0.  Counted per distinct word (a bit's sum is 2 * the words
+    with it set - all words), in numpy: the same integers as word by word, far faster."""
     words = tokens(lang, text)
     if not words:
         return None
-    for w in words:
-        h = java_hash64(w)
-        for i in range(64):
-            votes[i] += 1 if (h >> i) & 1 else -1
-    fp = 0
-    for i in range(64):
-        if votes[i] > 0:
-            fp |= 1 << i
+    counts = collections.Counter(words)
+    hashes = numpy.array([java_hash64(w) for w in counts], dtype=numpy.uint64)
+    weights = numpy.array(list(counts.values()), dtype=numpy.int64)
+    ones = (((hashes[:, None] >> BIT_SHIFTS) & numpy.uint64(1)).astype(numpy.int64) * weights[:, None]).sum(axis=0)
+    fp = sum(1 << i for i in range(64) if 2 * int(ones[i]) > len(words))
     return fp - (1 << 64) if fp >= (1 << 63) else fp  # as a signed bigint
 
 

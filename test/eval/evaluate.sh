@@ -8,7 +8,7 @@ cd "$(dirname "$0")/../.."
 ROOT="$PWD"
 source scripts/scratch-cluster.sh
 
-bash scripts/install-deps.sh manpages-zh manpages-ja fortunes-zh python3 python3-jieba
+bash scripts/install-deps.sh manpages-zh manpages-ja fortunes-zh python3 python3-jieba python3-numpy
 make -s -j2 && make -s install >/dev/null
 
 SCRATCH_SETTINGS="-c shared_buffers=512MB -c work_mem=256MB"
