@@ -79,3 +79,11 @@ stop_scratch_cluster() {
 write_scratch_file() {
     as_cluster_owner sh -c 'umask 022; cat > "$1"' sh "$1"
 }
+
+# One line on the machine a benchmark runs on, for the results file it writes.
+describe_machine() {
+    local cpu
+    cpu=$(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -n 1)
+    echo "$(nproc) CPUs (${cpu:-model unknown}), $(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo) GiB memory," \
+         "$(. /etc/os-release && echo "$PRETTY_NAME"), $("$PG_BINDIR/postgres" --version | sed 's/.*(PostgreSQL) /PostgreSQL /')"
+}

@@ -14,6 +14,7 @@ Usage: evaluate.py CORPUS_TSV PSQL_ARGS...   (run by test/eval/evaluate.sh)
 import collections
 import functools
 import glob
+import json
 import os
 import random
 import re
@@ -34,6 +35,7 @@ EDITED_DOCS = int(os.environ.get("EVAL_EDITED_DOCS", 600))  # per language, each
 EDIT_DRAWS = int(os.environ.get("EVAL_EDIT_DRAWS", 1))
 SHORT_DOCS = 1500     # per language
 THRESHOLD = 3
+WIDE_THRESHOLD = 6    # the looser radius the summary and the plots show beside THRESHOLD
 LANGS = {"en": "English", "zh": "Chinese", "ja": "Japanese"}
 CJK_LANGS = ("zh", "ja")
 UNRELATED_JACCARD = 0.1  # 3-token-shingle Jaccard below this: an unrelated pair
@@ -308,7 +310,10 @@ def shingles(lang, text):
 
 
 def jaccard(a, b):
-    return len(a & b) / len(a | b) if a or b else 1.0
+    if not a and not b:
+        return 1.0
+    shared = len(a & b)
+    return shared / (len(a) + len(b) - shared)  # the union's size, without building it
 
 
 def edited_copies(lang, text, vocabulary, rates, draws):
@@ -463,7 +468,52 @@ def main():
         SELECT method, lang, cls, min(share), max(share) FROM s GROUP BY 1, 2, 3"""):
         balance[(method, lang, cls)] = (float(lo), float(hi))
 
-    report(methods, sets, recall, recall_by_length, pairs, false_pos, related, balance, natural)
+    summary = default_summary(psql_args, rows, sh)
+    if os.environ.get("EVAL_DATA"):
+        with open(os.environ["EVAL_DATA"], "w") as f:
+            json.dump(summary, f, indent=1, sort_keys=True)
+            f.write("\n")
+    report(methods, sets, recall, recall_by_length, pairs, false_pos, related, balance, natural, summary)
+
+
+def distance_histogram(distances):
+    """Counts of the distances 0 to 64."""
+    counts = [0] * 65
+    for d in distances:
+        counts[d] += 1
+    return counts
+
+
+def default_summary(psql_args, rows, sh):
+    """What the summary table and the plots show of the default method: per language, the
+    distance histograms of the edited copies at each rate and of the unrelated pairs of each
+    set, and from them the shares within THRESHOLD and WIDE_THRESHOLD."""
+    fps = {int(i): int(fp) & MASK for i, fp in psql(psql_args, f"""
+        SELECT id, fp FROM eval_fp WHERE method = '{DEFAULT_METHOD}' AND fp IS NOT NULL""")}
+    copies = collections.defaultdict(list)
+    members = collections.defaultdict(list)
+    for i, lang, cls, base, rate, _ in rows:
+        if base is not None:
+            if i in fps and base in fps:
+                copies[(lang, rate)].append(bin(fps[i] ^ fps[base]).count("1"))
+        elif i in fps:
+            members[(lang, cls)].append(i)
+    summary = dict(run=os.environ.get("EVAL_RUN", ""), method=DEFAULT_METHOD, threshold=THRESHOLD, wide_threshold=WIDE_THRESHOLD,
+                   unrelated_jaccard=UNRELATED_JACCARD, rates=RATES, languages=LANGS,
+                   edited=collections.defaultdict(dict), unrelated=collections.defaultdict(dict))
+    for (lang, rate), distances in copies.items():
+        summary["edited"][lang][f"{rate:g}"] = distance_histogram(distances)
+    for (lang, cls), ids in members.items():
+        pairs = unrelated_pairs([(i, sh(i)) for i in ids])
+        summary["unrelated"][lang][cls] = distance_histogram(bin(fps[a] ^ fps[b]).count("1") for a, b in pairs)
+    return summary
+
+
+def within(histogram, radius):
+    """Share and count of a histogram's pairs at distance radius or less."""
+    n = sum(histogram)
+    k = sum(histogram[:radius + 1])
+    return (k / n if n else 0.0), k, n
 
 
 def rate_columns(first):
@@ -472,10 +522,34 @@ def rate_columns(first):
     return ["| " + " | ".join(names) + " |", "|" + "---|" * len(names)]
 
 
-def report(methods, sets, recall, recall_by_length, pairs, false_pos, related, balance, natural):
+def summary_report(summary):
+    """The default method at THRESHOLD and WIDE_THRESHOLD: recall of edited copies, and
+    unrelated pairs within each radius."""
+    t, w = THRESHOLD, WIDE_THRESHOLD
+    out = [f"### Summary: {DEFAULT_METHOD}, edited copies and unrelated pairs within {t} and within {w}", ""]
+    out.extend(rate_columns(["language", "recall within"]))
+    for lang in LANGS:
+        for radius in (t, w):
+            cells = [summary["edited"][lang].get(f"{r:g}") for r in RATES]
+            out.append(f"| {LANGS[lang]} | {radius} | " + " | ".join(
+                f"{within(h, radius)[0]:.3f}" if h else "-" for h in cells) + " |")
+    out.append("")
+    out.append(f"| language | set | unrelated pairs | within {t} (rate) | within {w} (rate) |")
+    out.append("|---|---|---|---|---|")
+    for lang in LANGS:
+        for cls, h in summary["unrelated"][lang].items():
+            s3, k3, n = within(h, t)
+            s6, k6, _ = within(h, w)
+            out.append(f"| {LANGS[lang]} | {cls} | {n} | {k3} ({s3:.1e}) | {k6} ({s6:.1e}) |")
+    return out
+
+
+def report(methods, sets, recall, recall_by_length, pairs, false_pos, related, balance, natural, summary):
     out = []
     out.append(f"Threshold: distance <= {THRESHOLD}.  Unrelated pair: 3-token-shingle Jaccard < {UNRELATED_JACCARD}.")
     out.append("Sets: " + ", ".join(f"{lang} {cls}: {len(t)} docs" for (lang, cls), t in sets.items()))
+    out.append("")
+    out.extend(summary_report(summary))
     for lang in LANGS:
         out.append("")
         out.append(f"### {LANGS[lang]}, long documents: recall of edited copies "
