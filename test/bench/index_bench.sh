@@ -20,7 +20,14 @@
 # for: a sequential scan; four btree expression indexes on the 16-bit blocks
 # (OR-ed, then a distance filter: the hand-built pigeonhole); the simhash index.
 #
-# Usage: test/bench/index_bench.sh [N ...]      (default: 1000000)
+# Every run writes its figures to test/bench/index_bench.csv, its section of
+# test/bench/RESULTS.md (the command, the machine, the date, a table per set
+# and size, the printed summary), and draws docs/img/latency.svg and
+# docs/img/build.svg from the CSV (test/plot.py; Debian's python3-matplotlib).
+#
+# Usage: test/bench/index_bench.sh [N ...]
+#   (default: 10000 100000 1000000 10000000, the sizes of the plots; the
+#   targets are set for 10M rows)
 #   BENCH_QUERIES (default 5000) measured queries per latency figure,
 #   BENCH_WARMUP (default 10000) unmeasured queries before them,
 #   BENCH_SEQ_QUERIES (default 20), BENCH_INSERT_SECONDS (default 10, run
@@ -49,7 +56,10 @@ ROOT="$PWD"
 source scripts/scratch-cluster.sh
 
 SIZES=("$@")
-[ ${#SIZES[@]} -eq 0 ] && SIZES=(1000000)
+[ ${#SIZES[@]} -eq 0 ] && SIZES=(10000 100000 1000000 10000000)
+# the command as run, for the results file: the BENCH_ settings, then the sizes
+COMMAND="$(env | grep '^BENCH_' | sort | tr '\n' ' ')bash test/bench/index_bench.sh${*:+ $*}"
+STARTED=$(date -u '+%Y-%m-%d %H:%M UTC')
 NQ=${BENCH_QUERIES:-5000}
 NWARM=${BENCH_WARMUP:-10000}
 NSEQ=${BENCH_SEQ_QUERIES:-20}
@@ -183,14 +193,38 @@ bulk_run() {  # bulk_run TABLE: prints "rows/s wal_bytes_per_row"
     echo "$t0 $t1" | awk -v n="$BULK_ROWS" -v w0="$wal0" -v w1="$wal1" '{printf "%.0f %.0f", n / ($2 - $1), (w1 - w0) / n}'
 }
 
+bash scripts/install-deps.sh python3-matplotlib || exit 1
 psql_q -c "CREATE EXTENSION simhash" -c "CREATE EXTENSION pg_prewarm" || exit 1
 RESULTS="$TMP/results"
 : >"$RESULTS"
 row() { printf '%-46s %s\n' "$1" "$2" | tee -a "$RESULTS"; }
+# The figures as CSV (set, rows, measure, approach, value), for the table and
+# the plots; the first row describes the run.  SET and NROWS name the set
+# being measured.
+DATA="$TMP/data.csv"
+echo "set,rows,measure,approach,value" >"$DATA"
+echo "run,0,run,\"run of $STARTED at $(git rev-parse --short HEAD)\",0" >>"$DATA"
+record() {  # record MEASURE APPROACH VALUE (kept when VALUE is a number)
+    [[ $3 =~ ^[0-9]+(\.[0-9]+)?$ ]] && echo "$SET,$NROWS,$1,\"$2\",$3" >>"$DATA"
+}
+record_latency() {  # record_latency MEASURE APPROACH "P50 P95"
+    record "$1_p50_ms" "$2" "${3%% *}"
+    record "$1_p95_ms" "$2" "${3##* }"
+}
 
-bench_set() {  # bench_set LABEL  (table base(id, fp) and queries(k, q) exist)
-    local label=$1 t0 t1 nrows
+# Runs a latency measurement, prints its row, records it and keeps "p50 p95"
+# in the caller's variable VAR.
+timed() {  # timed VAR LABEL MEASURE APPROACH COMMAND ARGS... (latency or one_cpu_latency)
+    local -n timed_result=$1
+    timed_result=$("${@:5}")
+    row "$2" "$timed_result"
+    record_latency "$3" "$4" "$timed_result"
+}
+
+bench_set() {  # bench_set SET LABEL  (table base(id, fp) and queries(k, q) exist)
+    local label=$2 t0 t1 nrows
     nrows=$(psql_q -c "SELECT count(*) FROM base")
+    SET=$1 NROWS=$nrows
     echo
     echo "== $label: $nrows rows; simhash index with blocks = $BLOCKS" | tee -a "$RESULTS"
     psql_q -c "DROP TABLE IF EXISTS t_bt, t_sh; CREATE TABLE t_bt AS SELECT * FROM base; CREATE TABLE t_sh AS SELECT * FROM base;
@@ -268,42 +302,52 @@ SQL
         | grep -E "Buffers|Index" | head -4 | sed 's/^/    /' >"$TMP/explain"
 
     psql_q -c "SELECT sum(pg_prewarm(c)) FROM unnest(array['base', 'queries', 'queries_pkey', 't_bt', 'bt0', 'bt1', 'bt2', 'bt3', 't_sh', 'sh']) c" >/dev/null
-    local floor r3_bt r3_sh knn_u
-    floor=$(latency "$TMP/floor.sql" "$NQ" "$NWARM")
-    row "floor p50/p95 ms: query lookup, no search" "$floor"
-    row "radius-3 p50/p95 ms, seq scan" "$(latency "$TMP/r3_seq.sql" "$NSEQ" 2)"
-    r3_bt=$(latency "$TMP/r3_bt.sql" "$NQ" "$NWARM")
-    row "radius-3 p50/p95 ms, four btrees" "$r3_bt"
-    r3_sh=$(latency "$TMP/r3_sh.sql" "$NQ" "$NWARM")
-    row "radius-3 p50/p95 ms, simhash" "$r3_sh"
-    row "KNN-10 p50/p95 ms, seq scan" "$(latency "$TMP/knn_seq.sql" "$NSEQ" 2)"
-    row "KNN-10 p50/p95 ms, simhash (all queries)" "$(latency "$TMP/knn_sh_all.sql" "$((NQ / 5))" "$((NWARM / 5))")"
-    row "KNN-10 p50/p95 ms, simhash (q in a cluster)" "$(latency "$TMP/knn_sh.sql" "$NQ" "$NWARM")"
-    knn_u=$(latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))")
-    row "KNN-10 p50/p95 ms, simhash (q uniform)" "$knn_u"
-    row "KNN-10 within radius 6 p50/p95 ms, q uniform" "$(latency "$TMP/knn6_sh_u.sql" "$NQ" "$NWARM")"
-    local floor1 r3_bt1 r3_sh1 knn_u1
-    floor1=$(one_cpu_latency "$TMP/floor.sql" "$NQ" "$NWARM")
-    row "one CPU: floor p50/p95 ms" "$floor1"
-    r3_bt1=$(one_cpu_latency "$TMP/r3_bt.sql" "$NQ" "$NWARM")
-    row "one CPU: radius-3 p50/p95 ms, four btrees" "$r3_bt1"
-    r3_sh1=$(one_cpu_latency "$TMP/r3_sh.sql" "$NQ" "$NWARM")
-    row "one CPU: radius-3 p50/p95 ms, simhash" "$r3_sh1"
-    knn_u1=$(one_cpu_latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))")
-    row "one CPU: KNN-10 p50/p95 ms, q uniform" "$knn_u1"
+    # each latency printed (row) and recorded for the table and plots
+    local floor r3_seq r3_bt r3_sh knn_seq knn_all knn_c knn_u knn6 floor1 r3_bt1 r3_sh1 knn_u1
+    timed floor "floor p50/p95 ms: query lookup, no search" floor "no search" latency "$TMP/floor.sql" "$NQ" "$NWARM"
+    timed r3_seq "radius-3 p50/p95 ms, seq scan" radius3 "seq scan" latency "$TMP/r3_seq.sql" "$NSEQ" 2
+    timed r3_bt "radius-3 p50/p95 ms, four btrees" radius3 "four btrees" latency "$TMP/r3_bt.sql" "$NQ" "$NWARM"
+    timed r3_sh "radius-3 p50/p95 ms, simhash" radius3 simhash latency "$TMP/r3_sh.sql" "$NQ" "$NWARM"
+    timed knn_seq "KNN-10 p50/p95 ms, seq scan" knn10 "seq scan" latency "$TMP/knn_seq.sql" "$NSEQ" 2
+    timed knn_all "KNN-10 p50/p95 ms, simhash (all queries)" knn10 "simhash, all queries" \
+        latency "$TMP/knn_sh_all.sql" "$((NQ / 5))" "$((NWARM / 5))"
+    timed knn_c "KNN-10 p50/p95 ms, simhash (q in a cluster)" knn10 "simhash, q in a cluster" \
+        latency "$TMP/knn_sh.sql" "$NQ" "$NWARM"
+    timed knn_u "KNN-10 p50/p95 ms, simhash (q uniform)" knn10 "simhash, q uniform" \
+        latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))"
+    timed knn6 "KNN-10 within radius 6 p50/p95 ms, q uniform" knn10_within6 "simhash, q uniform" \
+        latency "$TMP/knn6_sh_u.sql" "$NQ" "$NWARM"
+    timed floor1 "one CPU: floor p50/p95 ms" one_cpu_floor "no search" one_cpu_latency "$TMP/floor.sql" "$NQ" "$NWARM"
+    timed r3_bt1 "one CPU: radius-3 p50/p95 ms, four btrees" one_cpu_radius3 "four btrees" \
+        one_cpu_latency "$TMP/r3_bt.sql" "$NQ" "$NWARM"
+    timed r3_sh1 "one CPU: radius-3 p50/p95 ms, simhash" one_cpu_radius3 simhash \
+        one_cpu_latency "$TMP/r3_sh.sql" "$NQ" "$NWARM"
+    timed knn_u1 "one CPU: KNN-10 p50/p95 ms, q uniform" one_cpu_knn10 "simhash, q uniform" \
+        one_cpu_latency "$TMP/knn_sh_u.sql" "$((NQ / 5))" "$((NWARM / 5))"
     row "build s, four btrees" "$bt_build"
+    record build_s "four btrees" "$bt_build"
     row "build s, simhash" "$sh_build"
+    record build_s simhash "$sh_build"
     row "size MiB, four btrees" "$bt_size"
+    record size_mib "four btrees" "$bt_size"
     row "size MiB, simhash" "$sh_size"
+    record size_mib simhash "$sh_size"
     row "queries where btrees != simhash" "$agree (of 20)"
+    record disagreements_of_20 "four btrees, simhash" "$agree"
     local ins
     ins=($(abba insert_run t_bt t_sh))
     row "inserts/s (WAL bytes/insert), four btrees" "${ins[0]} (${ins[1]})"
     row "inserts/s (WAL bytes/insert), simhash" "${ins[2]} (${ins[3]})"
+    record inserts_per_s "four btrees" "${ins[0]}"
+    record inserts_per_s simhash "${ins[2]}"
+    record insert_wal_bytes "four btrees" "${ins[1]}"
+    record insert_wal_bytes simhash "${ins[3]}"
     local bulk
     bulk=($(abba bulk_run t_bt t_sh))
     row "rows/s (WAL bytes/row) in one INSERT ... SELECT, four btrees" "${bulk[0]} (${bulk[1]})"
     row "rows/s (WAL bytes/row) in one INSERT ... SELECT, simhash" "${bulk[2]} (${bulk[3]})"
+    record bulk_rows_per_s "four btrees" "${bulk[0]}"
+    record bulk_rows_per_s simhash "${bulk[2]}"
     # the issue's targets (set for 10M rows) as ratios of this run's figures
     awk -v fl="${floor%% *}" -v r3bt="${r3_bt%% *}" -v r3sh="${r3_sh%% *}" -v knn="${knn_u%% *}" -v bb="$bt_build" -v sb="$sh_build" \
         -v r3bt1="${r3_bt1%% *}" -v r3sh1="${r3_sh1%% *}" -v knn1="${knn_u1%% *}" \
@@ -333,6 +377,50 @@ SQL
     tee -a "$RESULTS" <"$TMP/explain"
 }
 
+# Replaces this benchmark's section of test/bench/RESULTS.md (between its
+# two marker lines; at the top of the file when they are missing) with this
+# run's, keeps its figures in test/bench/index_bench.csv and draws the plots.
+write_results() {
+    local section="$TMP/section.md" file=test/bench/RESULTS.md largest
+    largest=$(printf '%s\n' "${SIZES[@]}" | sort -n | tail -n 1)
+    {
+        echo "$SECTION_BEGIN"
+        echo "## The simhash index against a sequential scan and four btrees"
+        echo
+        echo "Command: \`$COMMAND\`"
+        echo "(sizes ${SIZES[*]}; real-text sets: English $SKEW rows, Chinese $SKEW_ZH rows; 0 skips one)."
+        [ "$largest" -lt 10000000 ] &&
+            echo "The targets are set for 10M rows: \`bash test/bench/index_bench.sh 10000 100000 1000000 10000000\`."
+        echo "Run: $STARTED to $(date -u '+%H:%M UTC'), commit $(git rev-parse --short HEAD)."
+        echo "Machine: $(describe_machine)."
+        echo "The machine is shared with other jobs: latencies move with its load, the ratios of one run much less."
+        echo "Figures: test/bench/index_bench.csv; plots: docs/img/latency.svg, docs/img/build.svg."
+        echo
+        /usr/bin/python3 test/bench/index_table.py "$DATA"
+        echo
+        echo "The benchmark's summary (ratios against the four btrees of the same set, with the targets):"
+        echo
+        echo '```'
+        cat "$RESULTS"
+        echo '```'
+        echo "$SECTION_END"
+    } >"$section" || return 1
+    if grep -qxF "$SECTION_BEGIN" "$file" 2>/dev/null && grep -qxF "$SECTION_END" "$file"; then
+        awk -v begin="$SECTION_BEGIN" -v end="$SECTION_END" -v section="$section" '
+            $0 == begin { while ((getline l < section) > 0) print l; skip = 1; next }
+            $0 == end { skip = 0; next }
+            !skip' "$file" >"$TMP/RESULTS.md"
+    else
+        { cat "$section"; echo; cat "$file" 2>/dev/null; } >"$TMP/RESULTS.md"
+    fi
+    cp "$TMP/RESULTS.md" "$file"
+    cp "$DATA" test/bench/index_bench.csv
+    chmod 644 "$file" test/bench/index_bench.csv
+    /usr/bin/python3 test/plot.py index test/bench/index_bench.csv docs/img
+}
+SECTION_BEGIN="<!-- test/bench/index_bench.sh writes this section; its next run replaces it -->"
+SECTION_END="<!-- end of test/bench/index_bench.sh's section -->"
+
 for n in "${SIZES[@]}"; do
     # 90% uniform random; 10% in planted clusters of 20 near-duplicates (uniform_base.sql)
     psql_q -v n="$n" <"$ROOT/test/bench/uniform_base.sql" || exit 1
@@ -344,7 +432,7 @@ for n in "${SIZES[@]}"; do
             JOIN base b ON b.id = CASE WHEN k <= 5000 THEN ($n * 0.9)::bigint + 1 + abs(hashint8(k + 77)) % ($n / 10)
                                        ELSE ($n / 200) + 1 + abs(hashint8(k + 77)) % ($n * 0.9 - $n / 200)::bigint END;
         DROP INDEX base_id_idx;" || exit 1
-    bench_set "uniform + planted near-duplicates, N=$n"
+    bench_set uniform "uniform + planted near-duplicates, N=$n"
 done
 
 if [ "$SKEW" -gt 0 ]; then
@@ -361,7 +449,7 @@ if [ "$SKEW" -gt 0 ]; then
         FROM (SELECT i, 1 + abs(hashint8(i)) % (SELECT max(n) - 45 FROM words) AS s FROM generate_series(1, $SKEW) i) x;
         CREATE TABLE queries (k int PRIMARY KEY, q simhash);
         INSERT INTO queries SELECT k, fp FROM generate_series(1, 10000) k JOIN base ON id = 1 + abs(hashint8(k + 5)) % $SKEW;" || exit 1
-    bench_set "skewed: simhash of real text windows, N=$SKEW"
+    bench_set real_text_en "skewed: simhash of real text windows, N=$SKEW"
 fi
 
 if [ "$SKEW_ZH" -gt 0 ]; then
@@ -387,8 +475,10 @@ if [ "$SKEW_ZH" -gt 0 ]; then
         CREATE TABLE queries (k int PRIMARY KEY, q simhash);
         INSERT INTO queries SELECT row_number() OVER (), fp
           FROM (SELECT fp FROM base WHERE fp IS NOT NULL ORDER BY hashint8(id + 5) LIMIT 10000) s;" || exit 1
-    bench_set "skewed: simhash of Chinese text windows, N=$SKEW_ZH"
+    bench_set real_text_zh "skewed: simhash of Chinese text windows, N=$SKEW_ZH"
 fi
 echo
 echo "==== summary"
 cat "$RESULTS"
+write_results
+
