@@ -24,6 +24,12 @@ perl test/bench/corpus.pl | write_scratch_file "$SCRATCH_DIR/corpus.tsv"
 started=$(date -u '+%Y-%m-%d %H:%M UTC')
 t0=$SECONDS
 version=$(sed -n 's/^constexpr int kAlgorithmVersion = \([0-9]*\);.*/\1/p' src/core/fingerprint.hpp)
+# the command as run, for the results file: the settings given, then the script
+command=""
+for v in EVAL_ONLY EVAL_EDITED_DOCS EVAL_EDIT_DRAWS; do
+    if [ -n "${!v:-}" ]; then command+="$v='${!v}' "; fi
+done
+command+="bash test/eval/evaluate.sh"
 export EVAL_EDIT_DRAWS=${EVAL_EDIT_DRAWS:-1}
 data=$(mktemp)
 EVAL_DATA=$data EVAL_RUN="run of $started, algorithm version $version" /usr/bin/python3 test/eval/evaluate.py "$SCRATCH_DIR/corpus.tsv" "${PSQL_COMMAND[@]}" |
@@ -34,8 +40,7 @@ kept=$(sed -n '/^<!-- Everything below was measured by other scripts/,$p' test/e
 {
     echo "# Fingerprint quality: results"
     echo
-    if [ "$EVAL_EDIT_DRAWS" = 1 ]; then command="bash test/eval/evaluate.sh"; else command="EVAL_EDIT_DRAWS=$EVAL_EDIT_DRAWS bash test/eval/evaluate.sh"; fi
-    echo "Command: \`$command\`."
+    echo "Command: \`$command\` (EVAL_ONLY keeps the methods whose names match; without it, every method)."
     echo "Run: $started, $(( (SECONDS - t0) / 60 )) minutes, algorithm version $version, commit $(git rev-parse --short HEAD)."
     echo "Machine: $(describe_machine)."
     echo "Plots drawn from this run: docs/img/recall.svg, docs/img/distances.svg (data: test/eval/results.json)."
