@@ -57,10 +57,13 @@ def size_name(rows):
     return f"{rows:,}"
 
 
-def number(v):
-    if v >= 100 or v.is_integer():
+COUNTS = ("inserts_per_s", "bulk_rows_per_s", "disagreements_of_20")
+
+
+def number(v, measure):
+    if measure in COUNTS or v >= 100:
         return f"{v:,.0f}"
-    return f"{v:.3f}" if v < 10 else f"{v:.1f}"
+    return f"{v:.3f}" if v < 1 else f"{v:.1f}"
 
 
 def ratio(r):
@@ -80,7 +83,7 @@ def main(path):
     for measure, approach, label in ROWS:
         cells = [values[c].get((measure, approach)) for c in columns]
         if any(v is not None for v in cells):
-            out.append(f"| {label} | " + " | ".join("-" if v is None else number(v) for v in cells) + " |")
+            out.append(f"| {label} | " + " | ".join("-" if v is None else number(v, measure) for v in cells) + " |")
     out.append("")
     out.append("| ratio (same set, same run) | target (10M rows) | " + " | ".join(names) + " |")
     out.append("|---|---|" + "---|" * len(columns))
