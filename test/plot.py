@@ -18,6 +18,7 @@ import matplotlib
 
 matplotlib.use("svg")
 import matplotlib.pyplot as plt  # noqa: E402  (after the backend is chosen)
+import matplotlib.ticker  # noqa: E402
 
 # The same input draws the same SVG bytes: no date, fixed element ids.
 matplotlib.rcParams.update({"svg.hashsalt": "simhash", "svg.fonttype": "none", "font.size": 10,
@@ -150,6 +151,10 @@ def line(ax, series, key, label, **style):
 def size_axis(ax, ylabel, title):
     ax.set_xscale("log")
     ax.set_yscale("log")
+    # label the 2s and 5s between the powers of ten too: a panel may span less than two decades
+    ax.yaxis.set_major_formatter(matplotlib.ticker.FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.yaxis.set_minor_formatter(matplotlib.ticker.FuncFormatter(
+        lambda v, _: f"{v:g}" if f"{v:e}"[0] in "25" else ""))
     ax.set_xlabel("rows in the table")
     ax.set_ylabel(ylabel)
     ax.set_title(title)
