@@ -434,7 +434,7 @@ void shx_buildempty(Relation index) {
     write_meta(images[0], &meta);
     SMgrRelation srel = RelationGetSmgr(index);
     for (BlockNumber b = 0; b < nblocks; b++) {
-        PageSetChecksumInplace(images[b], b);
+        compat_page_set_checksum(images[b], b);
         smgrextend(srel, INIT_FORKNUM, b, (char *) images[b], true);
         log_newpage(compat_smgr_file(srel), INIT_FORKNUM, b, images[b], true);
     }

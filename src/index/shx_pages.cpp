@@ -222,7 +222,7 @@ Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, i
     BlockNumber blk = shx_dir_lookup(index, st, part, key);
     Buffer buf = shx_read_page(index, blk);
     int held = lockmode; /* the hint is usually the page: lock it as the caller wants */
-    LockBuffer(buf, held);
+    compat_lock_buffer(buf, held);
     BlockNumber from = InvalidBlockNumber;
     uint64 from_hi = 0;
     /* the stretch of pages sharing one hi that the walk is in */
@@ -251,7 +251,7 @@ Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, i
                     LockBuffer(buf, BUFFER_LOCK_UNLOCK);
                     record_skip(index, run_first, run_hi, blk);
                     held = BUFFER_LOCK_SHARE;
-                    LockBuffer(buf, held);
+                    compat_lock_buffer(buf, held);
                     run_first = InvalidBlockNumber;
                     run_len = 0;
                     arrived = true; /* look at this page again: it was unlocked */
@@ -266,7 +266,7 @@ Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, i
         if (op->hi >= key || op->right == InvalidBlockNumber) {
             if (held == lockmode) return buf;
             LockBuffer(buf, BUFFER_LOCK_UNLOCK);
-            LockBuffer(buf, lockmode);
+            compat_lock_buffer(buf, lockmode);
             held = lockmode;
             continue; /* check the page again under the lock the caller wants */
         }
@@ -285,7 +285,7 @@ Buffer shx_find_leaf(Relation index, const ShxState *st, int part, uint64 key, i
         CHECK_FOR_INTERRUPTS();
         buf = shx_read_page(index, blk);
         held = BUFFER_LOCK_SHARE;
-        LockBuffer(buf, held);
+        compat_lock_buffer(buf, held);
         arrived = true;
         steps++;
     }

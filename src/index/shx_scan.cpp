@@ -121,7 +121,7 @@ bool visible_in_heap(IndexScanDesc scan, ShxScanOpaque *so, ItemPointerData tid)
     ShxScanHeapCheck *hc = &so->heap_check;
     if (hc->fetch == NULL) {
         MemoryContext old = MemoryContextSwitchTo(GetMemoryChunkContext(so));
-        hc->fetch = table_index_fetch_begin(hc->heap);
+        hc->fetch = compat_table_index_fetch_begin(hc->heap);
         hc->slot = table_slot_create(hc->heap, NULL);
         MemoryContextSwitchTo(old);
     }

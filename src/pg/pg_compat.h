@@ -40,4 +40,29 @@
 #define compat_vacuum_delay_point() vacuum_delay_point()
 #endif
 
+/*
+ * 19 types LockBuffer's mode as enum BufferLockMode, to which C++ does not
+ * convert an int: compat_lock_buffer takes a mode kept in an int (the index
+ * carries the lock a caller asked for in one) on every major.
+ */
+#if PG_VERSION_NUM >= 190000
+#define compat_lock_buffer(buf, mode) LockBuffer((buf), (BufferLockMode) (mode))
+#else
+#define compat_lock_buffer(buf, mode) LockBuffer((buf), (mode))
+#endif
+
+/* 19 gives table_index_fetch_begin scan options (access/tableam.h) */
+#if PG_VERSION_NUM >= 190000
+#define compat_table_index_fetch_begin(rel) table_index_fetch_begin((rel), SO_NONE)
+#else
+#define compat_table_index_fetch_begin(rel) table_index_fetch_begin(rel)
+#endif
+
+/* 19 renamed PageSetChecksumInplace to PageSetChecksum (storage/bufpage.h) */
+#if PG_VERSION_NUM >= 190000
+#define compat_page_set_checksum(page, blkno) PageSetChecksum((page), (blkno))
+#else
+#define compat_page_set_checksum(page, blkno) PageSetChecksumInplace((page), (blkno))
+#endif
+
 #endif
