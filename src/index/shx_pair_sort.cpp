@@ -25,6 +25,7 @@ void shx_pair_sort_begin(ShxPairSort *s, int work_mem_kb, bool by_tid_too, bool 
     TupleDesc desc = CreateTemplateTupleDesc(2);
     TupleDescInitEntry(desc, 1, "key", INT8OID, -1, 0);
     TupleDescInitEntry(desc, 2, "tid", INT8OID, -1, 0);
+    compat_tuple_desc_finalize(desc);
     s->in = MakeSingleTupleTableSlot(desc, &TTSOpsVirtual);
     s->out = MakeSingleTupleTableSlot(desc, &TTSOpsMinimalTuple);
     AttrNumber atts[2] = {1, 2};

@@ -58,6 +58,17 @@
 #define compat_table_index_fetch_begin(rel) table_index_fetch_begin(rel)
 #endif
 
+/*
+ * 19 requires TupleDescFinalize on a tuple descriptor built by hand before
+ * any use (it fills the offsets tuple deforming relies on; without it the
+ * backend crashes): before 19 there is nothing to do.
+ */
+#if PG_VERSION_NUM >= 190000
+#define compat_tuple_desc_finalize(desc) TupleDescFinalize(desc)
+#else
+#define compat_tuple_desc_finalize(desc) ((void) (desc))
+#endif
+
 /* 19 renamed PageSetChecksumInplace to PageSetChecksum (storage/bufpage.h) */
 #if PG_VERSION_NUM >= 190000
 #define compat_page_set_checksum(page, blkno) PageSetChecksum((page), (blkno))
