@@ -61,6 +61,12 @@ SELECT count(*) AS rows, count(*) FILTER (WHERE running IS DISTINCT FROM expecte
   FROM (SELECT i, simhash_agg('w' || i) OVER (ORDER BY i) AS running,
                simhash(array_agg('w' || i) OVER (ORDER BY i)) AS expected
           FROM generate_series(1, 200) i) w;
+-- A moving frame starts the state again whenever the frame's head moves.
+SELECT count(*) AS rows, count(*) FILTER (WHERE running IS DISTINCT FROM expected) AS differ
+  FROM (SELECT i, simhash_agg('w' || i) OVER (ORDER BY i ROWS BETWEEN 2 PRECEDING AND CURRENT ROW) AS running,
+               simhash(ARRAY['w' || (i - 2), 'w' || (i - 1), 'w' || i]) AS expected
+          FROM generate_series(1, 200) i) w
+ WHERE i > 2;
 -- Ordered and grouped, every group's state starts empty.
 SELECT g, simhash_agg(f ORDER BY f) = simhash(array_agg(f)) AS ordered_matches
   FROM (VALUES (1, 'a'), (1, 'b'), (2, 'c')) v(g, f) GROUP BY g ORDER BY g;
