@@ -18,7 +18,9 @@
 //            simhash(text) is mixed 1: Chinese and Japanese need no segmenter.
 //
 // Features are byte spans of a normalized copy of the text, written into a
-// caller-provided scratch buffer, so tokenizing allocates nothing.
+// caller-provided scratch buffer, so tokenizing allocates nothing; or, where
+// normalizing changes nothing (an ASCII word without capitals, a common Han
+// character), spans of the text itself.
 #pragma once
 
 #include <cstddef>

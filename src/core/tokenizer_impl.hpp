@@ -3,6 +3,8 @@
 
 #include <type_traits>
 
+#include "tokenizer_ascii.hpp"
+
 namespace simhash {
 namespace detail {
 
@@ -39,13 +41,14 @@ inline char32_t decode_utf8_3(const unsigned char* p) noexcept {
 
 }  // namespace detail
 
-template <class Sink>
-void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink) {
-    tokenize(text, length, kind, n, scratch, sink, [] {});
-}
+namespace detail {
 
-template <class Sink, class Tick>
-void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink, Tick&& tick) {
+// tokenize() with its fast paths (the mixed tokenizer's ASCII words and
+// common Han characters taken straight from the text) or without them, to
+// test that they change nothing.
+template <bool kFastPaths, class Sink, class Tick>
+void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink,
+                   Tick&& tick) {
     const auto* p = reinterpret_cast<const unsigned char*>(text);
     const auto* end = p + length;
     // The next point at which to call tick(); never past end.
@@ -83,14 +86,22 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
     auto unit_done = [&]() {
         if (ring.count() >= size_t(run_n)) emit(scratch + ring.ngram_start(), out - ring.ngram_start());
     };
-    // Mixed mode: a word just ended at `out`; a sink that asks is told which
-    // function word it is.  The word starts at scratch[0] and scratch is at
-    // least 16 bytes.
-    auto word_done = [&]() {
+    // Mixed mode: a word; a sink that asks is told which function word it
+    // is.  padded: 8 bytes are readable from word on (english_stop_word_index_padded).
+    auto word_feature = [&](const char* word, size_t word_length, bool padded) {
         if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
-            sink(scratch, out, english_stop_word_index_padded(scratch, out));
+            sink(word, word_length,
+                 padded ? english_stop_word_index_padded(word, word_length)
+                        : english_stop_word_index(word, word_length));
         else
-            sink(scratch, out);
+            sink(word, word_length);
+    };
+    // Mixed mode: a word just ended at `out`.  It starts at scratch[0], and
+    // scratch is at least 16 bytes.
+    auto word_done = [&]() { word_feature(scratch, out, true); };
+    // The fast path's words, folded into scratch or straight from the text.
+    auto ascii_word = [&](const char* word, size_t word_length, bool folded) {
+        word_feature(word, word_length, folded || size_t(end - reinterpret_cast<const unsigned char*>(word)) >= 8);
     };
     // Words mode: tokens are separated by one space in scratch.
     auto begin_token = [&]() {
@@ -102,6 +113,19 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
         if (p >= next_tick) {
             tick();
             next_tick = tick_after(p);
+        }
+        if constexpr (kFastPaths) {
+            // Between features, an ASCII byte ends any run (ASCII is never
+            // CJK) and starts no word yet: the fast path takes over from here.
+            if (kind == TokenizerKind::kMixed && !in_word && *p < 0x80) {
+                close_run();
+                out = 0;
+                const unsigned char* stopped = detail::scan_ascii_words(p, next_tick, end, scratch, ascii_word);
+                if (stopped != p) {
+                    p = stopped;
+                    continue;
+                }
+            }
         }
         const unsigned char* char_bytes = p;
         DecodedChar ch;
@@ -182,6 +206,18 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
                     if (single_ideographs && (ideograph || is_ideograph(folded))) {
                         close_run();  // a run of kana before it
                         out = 0;
+                        if constexpr (kFastPaths) {
+                            if (ideograph) {
+                                // A common Han character needs no folding: it and those right
+                                // after it are features straight from the text.
+                                emit(reinterpret_cast<const char*>(char_bytes), 3);
+                                while (p < next_tick && detail::is_common_han(p, end)) {
+                                    emit(reinterpret_cast<const char*>(p), 3);
+                                    p += 3;
+                                }
+                                continue;
+                            }
+                        }
                         append();
                         emit(scratch, out);
                         out = 0;
@@ -227,6 +263,18 @@ void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* 
             close_run();
             break;
     }
+}
+
+}  // namespace detail
+
+template <class Sink>
+void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink) {
+    detail::tokenize_text<true>(text, length, kind, n, scratch, sink, [] {});
+}
+
+template <class Sink, class Tick>
+void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink, Tick&& tick) {
+    detail::tokenize_text<true>(text, length, kind, n, scratch, sink, tick);
 }
 
 }  // namespace simhash

@@ -5,6 +5,7 @@
 #include "unicode.hpp"
 
 #include <algorithm>
+#include <random>
 #include <fstream>
 #include <sstream>
 #include <string>
@@ -453,6 +454,91 @@ TEST(Tokenizer, TicksDoNotSplitFeatures) {
             EXPECT_EQ(with_ticks, features_of(text, kind, n)) << "kind " << int(kind) << " n " << n;
             EXPECT_EQ(count, 2u);
         }
+    }
+}
+
+// The features, each with its function word index, and after each tick the
+// number of features so far: of tokenize() with or without its fast paths.
+struct Trace {
+    std::vector<std::pair<std::string, int>> features;
+    std::vector<size_t> ticks;
+    bool operator==(const Trace& o) const { return features == o.features && ticks == o.ticks; }
+};
+template <bool kFastPaths>
+static Trace trace(const std::string& text, TokenizerKind kind, int n) {
+    // exactly the text's bytes, so that a read past its end trips the sanitizer
+    std::vector<char> bytes(text.begin(), text.end());
+    std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
+    Trace t;
+    simhash::detail::tokenize_text<kFastPaths>(
+        bytes.data(), bytes.size(), kind, n, scratch.data(),
+        [&t](const char* f, size_t len, int index) { t.features.emplace_back(std::string(f, len), index); },
+        [&t] { t.ticks.push_back(t.features.size()); });
+    return t;
+}
+
+static void expect_fast_paths_change_nothing(const std::string& text, bool mixed_only = false) {
+    for (TokenizerKind kind : {TokenizerKind::kMixed, TokenizerKind::kWords, TokenizerKind::kChars})
+        for (int n : {1, 2}) {
+            if (mixed_only && kind != TokenizerKind::kMixed) continue;  // the fast paths are the mixed tokenizer's
+            const Trace fast = trace<true>(text, kind, n), plain = trace<false>(text, kind, n);
+            ASSERT_EQ(fast.features, plain.features) << "kind " << int(kind) << " n " << n << ": " << text;
+            ASSERT_EQ(fast.ticks, plain.ticks) << "kind " << int(kind) << " n " << n;
+        }
+}
+
+// The ASCII word and common Han fast paths give the plain loop's features:
+// words of every length around the 16-byte windows, capitals anywhere,
+// function words, non-ASCII letters and ignorables inside and next to ASCII
+// words, ideographs next to kana and words, invalid bytes, at every
+// distance from the end of the text.
+TEST(Tokenizer, FastPathsMatchThePlainPath) {
+    const std::vector<std::string> pieces = {
+        " ", "  ", "\n", ", ", ".", "-", "_", "'", "\t", "0", "7", "a", "Z", "x", "Q",
+        "the", "The", "THE", "of", "and", "ourselves", "Yourselves", "themselves", "between",
+        "é", "É", "ß", "\xC2\xAD" /* soft hyphen */, "\xE2\x80\x8D" /* ZWJ */, "\xEF\xBB\xBF" /* U+FEFF */,
+        "中", "文", "\xE4\xB8\x80" /* U+4E00 */, "\xE9\xBF\xBF" /* U+9FFF */, "\xE3\x81\x8B" /* か */,
+        "\xE3\x80\x82" /* 。 */, "😀", "Ａ" /* fullwidth */, "\xFF", "\x80", "\xE4\xB8" /* cut Han */, "\x7F"};
+    std::mt19937_64 rng(35);
+    for (int trial = 0; trial < 1000; ++trial) {
+        std::string text;
+        const int parts = int(rng() % 40);
+        for (int i = 0; i < parts; ++i) {
+            if (rng() % 3 == 0) {  // an ASCII word of 1 to 40 bytes, sometimes with capitals
+                const size_t length = 1 + rng() % 40;
+                for (size_t k = 0; k < length; ++k) {
+                    const int c = int(rng() % 36);
+                    char b = c < 26 ? char('a' + c) : char('0' + c - 26);
+                    if (c < 26 && rng() % 8 == 0) b = char(b - 32);
+                    text += b;
+                }
+            } else {
+                text += pieces[rng() % pieces.size()];
+            }
+        }
+        expect_fast_paths_change_nothing(text);
+    }
+    // every word length from 1 to 40, starting at every offset of a window, ending at every distance from the end
+    for (size_t length = 1; length <= 40; ++length)
+        for (size_t before = 0; before < 18; ++before)
+            for (const char* after : {"", " ", " x", "é", ". and the rest of the text, long enough"}) {
+                std::string word(length, 'w');
+                word[length / 2] = 'W';
+                expect_fast_paths_change_nothing(std::string(before, ' ') + std::string(length, 'w') + after);
+                expect_fast_paths_change_nothing(std::string(before, '.') + word + after);
+                expect_fast_paths_change_nothing(std::string(before, 'a') + " " + word + "中文" + after);
+            }
+}
+
+// A word or a run of ideographs across the tick boundary: the ticks come at
+// the same features with and without the fast paths.
+TEST(Tokenizer, FastPathsTickWhereThePlainPathDoes) {
+    const size_t mb = simhash::kTokenizerTickBytes;
+    for (size_t shift : {0, 5, 11, 17, 40}) {
+        std::string text(mb - 20 + shift, ' ');
+        text += "straddling the tick boundary With Capitals and words 中文中文中文 then more words ";
+        while (text.size() < mb + 200) text += "Filler word" + std::to_string(text.size() % 97) + " 中国 ";
+        expect_fast_paths_change_nothing(text, true);
     }
 }
 
