@@ -1,10 +1,13 @@
 #!/usr/bin/env bash
 # Benchmark: simhash(text) throughput in SQL on real English and Chinese text,
 # as a ratio to md5(text) over the same rows in the same run (target: at most
-# 3x the cost of md5), and the IDF-weighted simhash(body, idf) as a ratio to
+# 1.0x the cost of md5), and the IDF-weighted simhash(body, idf) as a ratio to
 # simhash(body) (the weighted votes and the table lookups it adds).  Not a
-# test: it prints numbers and asserts nothing.
-#   bash test/bench/fingerprint_bench.sh [rounds, default 7]
+# test: it prints numbers and asserts nothing.  It installs the extension, so
+# it runs under the machine-wide lock:
+#   flock /tmp/simhash-pg15.lock bash test/bench/fingerprint_bench.sh [rounds, default 7]
+# The table, with the command, machine, date and commit, also goes to
+# test/bench/results/fingerprint.md (the latest run only).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
@@ -35,7 +38,8 @@ CREATE TABLE idf_of AS SELECT language, simhash_idf_agg(body) AS idf FROM docs G
 SQL
 
 # Median of $ROUNDS alternating runs of each expression over one language's rows.
-"${PSQL[@]}" -v rounds="$ROUNDS" <<'SQL'
+TABLE="$SCRATCH_DIR/table.txt"
+"${PSQL[@]}" -v rounds="$ROUNDS" <<'SQL' | tee "$TABLE"
 SET bench.rounds = :rounds;
 CREATE TEMP TABLE timings (language text, expr text, round int, ms float8);
 CREATE FUNCTION pg_temp.time_query(q text) RETURNS float8 LANGUAGE plpgsql AS $$
@@ -74,3 +78,27 @@ SELECT s.language, s.docs, round(s.mb, 1) AS "MB",
   JOIN m idf ON idf.language = s.language AND idf.expr = 'simhash(body, idf)'
  ORDER BY s.language;
 SQL
+
+RESULTS="$ROOT/test/bench/results/fingerprint.md"
+mkdir -p "$(dirname "$RESULTS")"
+COMMIT=$(git -C "$ROOT" rev-parse --short HEAD)
+git -C "$ROOT" diff --quiet HEAD -- src || COMMIT="$COMMIT with uncommitted changes to src"
+{
+    echo "# simhash(text) against md5(text)"
+    echo
+    echo "Written by test/bench/fingerprint_bench.sh; the latest run only."
+    echo
+    echo "- Command: \`flock /tmp/simhash-pg15.lock bash test/bench/fingerprint_bench.sh $ROUNDS\`"
+    echo "- Machine: $(nproc) CPUs, $(sed -n 's/^model name[[:space:]]*: //p' /proc/cpuinfo | head -1)," \
+         "$(free -g | awk '/^Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), $(pg_config --version)," \
+         "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
+    echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT"
+    echo "- Settings: one backend, no parallel workers, JIT off, bodies stored EXTERNAL (uncompressed);"
+    echo "  median of $ROUNDS alternating rounds after a warm-up round"
+    echo "- Target: simhash(text) at most 1.0x the cost of md5(text) on the same rows"
+    echo
+    echo '```'
+    sed '/^$/d' "$TABLE"
+    echo '```'
+} > "$RESULTS"
+echo "wrote $RESULTS"
