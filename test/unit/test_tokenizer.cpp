@@ -139,6 +139,28 @@ static std::vector<bool> word_break_letters(const char* path) {
     return letters;
 }
 
+// Code points the machine's Unicode data assigns in a version after 15.0, the
+// one the character tables were generated from (DerivedAge.txt, which gives
+// each code point the version that assigned it).  A newer unicode-data (as in
+// Debian sid) classifies them, where the tables, by design, do not yet.
+static std::vector<bool> assigned_after_15(const char* path) {
+    std::vector<bool> newer(0x110000);
+    std::ifstream data(path);
+    EXPECT_TRUE(data.good()) << path << " is missing: install unicode-data";
+    for (std::string line; std::getline(data, line);) {
+        line = line.substr(0, line.find('#'));
+        const size_t semi = line.find(';');
+        if (semi == std::string::npos) continue;
+        const double age = std::stod(line.substr(semi + 1));
+        if (age <= 15.0) continue;
+        const size_t dots = line.find("..");
+        const unsigned long lo = std::stoul(line.substr(0, semi), nullptr, 16);
+        const unsigned long hi = dots < semi ? std::stoul(line.substr(dots + 2), nullptr, 16) : lo;
+        for (unsigned long c = lo; c <= hi; ++c) newer[c] = true;
+    }
+    return newer;
+}
+
 // Rule 2 against Unicode's own data, for every assigned code point: outside
 // the blocks the rule names, punctuation, white space and controls separate
 // (unless Unicode's word boundaries count them as letters) and letters,
@@ -164,6 +186,7 @@ TEST(Unicode, ClassesFollowGeneralCategory) {
                in(c, 0xE0000, 0xE0FFF);
     };
     const auto letters = word_break_letters("/usr/share/unicode/auxiliary/WordBreakProperty.txt");
+    const auto newer = assigned_after_15("/usr/share/unicode/DerivedAge.txt");
     std::string line;
     char32_t first = 0;
     size_t checked = 0;
@@ -181,7 +204,7 @@ TEST(Unicode, ClassesFollowGeneralCategory) {
         }
         const char32_t lo = name.size() > 7 && name.compare(name.size() - 7, 7, ", Last>") == 0 ? first : code;
         for (char32_t c = std::max<char32_t>(lo, 0x80); c <= code; ++c) {
-            if (block_rule(c) || dropped(c) || simhash::fold_case(c) != c || in(c, 0xD800, 0xDFFF)) continue;
+            if (block_rule(c) || dropped(c) || newer[c] || simhash::fold_case(c) != c || in(c, 0xD800, 0xDFFF)) continue;
             const auto cls = simhash::classify(c);
             if ((gc == 'P' || gc == 'Z' || f[2] == "Cc") && !letters[c]) {
                 ASSERT_EQ(cls, simhash::CharClass::kSeparator) << std::hex << "U+" << uint32_t(c) << " " << f[2];
