@@ -122,21 +122,28 @@ TEST(Unicode, AsciiTablesAgreeWithTheGeneralFunctions) {
     }
 }
 
-// Code points whose Word_Break property (UAX #29) is ALetter.
-static std::vector<bool> word_break_letters(const char* path) {
-    std::vector<bool> letters(0x110000);
+// The code points of a Unicode data file ("lo..hi ; value # comment" lines)
+// whose value field passes keep().
+template <class Keep>
+static std::vector<bool> code_points_where(const char* path, Keep keep) {
+    std::vector<bool> marked(0x110000);
     std::ifstream data(path);
     EXPECT_TRUE(data.good()) << path << " is missing: install unicode-data";
     for (std::string line; std::getline(data, line);) {
         line = line.substr(0, line.find('#'));
         const size_t semi = line.find(';');
-        if (semi == std::string::npos || line.find("ALetter", semi) == std::string::npos) continue;
+        if (semi == std::string::npos || !keep(line.substr(semi + 1))) continue;
         const size_t dots = line.find("..");
         const unsigned long lo = std::stoul(line.substr(0, semi), nullptr, 16);
         const unsigned long hi = dots < semi ? std::stoul(line.substr(dots + 2), nullptr, 16) : lo;
-        for (unsigned long c = lo; c <= hi; ++c) letters[c] = true;
+        for (unsigned long c = lo; c <= hi; ++c) marked[c] = true;
     }
-    return letters;
+    return marked;
+}
+
+// Code points whose Word_Break property (UAX #29) is ALetter.
+static std::vector<bool> word_break_letters(const char* path) {
+    return code_points_where(path, [](const std::string& value) { return value.find("ALetter") != std::string::npos; });
 }
 
 // Code points the machine's Unicode data assigns in a version after 15.0, the
@@ -144,21 +151,7 @@ static std::vector<bool> word_break_letters(const char* path) {
 // each code point the version that assigned it).  A newer unicode-data (as in
 // Debian sid) classifies them, where the tables, by design, do not yet.
 static std::vector<bool> assigned_after_15(const char* path) {
-    std::vector<bool> newer(0x110000);
-    std::ifstream data(path);
-    EXPECT_TRUE(data.good()) << path << " is missing: install unicode-data";
-    for (std::string line; std::getline(data, line);) {
-        line = line.substr(0, line.find('#'));
-        const size_t semi = line.find(';');
-        if (semi == std::string::npos) continue;
-        const double age = std::stod(line.substr(semi + 1));
-        if (age <= 15.0) continue;
-        const size_t dots = line.find("..");
-        const unsigned long lo = std::stoul(line.substr(0, semi), nullptr, 16);
-        const unsigned long hi = dots < semi ? std::stoul(line.substr(dots + 2), nullptr, 16) : lo;
-        for (unsigned long c = lo; c <= hi; ++c) newer[c] = true;
-    }
-    return newer;
+    return code_points_where(path, [](const std::string& value) { return std::stod(value) > 15.0; });
 }
 
 // Rule 2 against Unicode's own data, for every assigned code point: outside
