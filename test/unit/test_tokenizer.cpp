@@ -546,6 +546,39 @@ TEST(Tokenizer, FastPathsMatchThePlainPath) {
             }
 }
 
+// The 64-byte blocks of the ASCII fast path (tokenizer_ascii.hpp): texts of
+// hundreds of bytes, so that most words are found by a block, with words of
+// 1 to 100 bytes (past the 16 bytes that fold_ascii16 covers, and past a
+// whole block), capitals, and non-ASCII characters, which cut a block, at
+// every position.
+TEST(Tokenizer, BlockScanMatchesThePlainPath) {
+    const std::vector<std::string> others = {"é", "中", "\xE2\x80\x94" /* em dash */, "\xC2\xAD" /* soft hyphen */, "\xFF"};
+    std::mt19937_64 rng(64);
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::string text;
+        const size_t size = 64 + rng() % 600;
+        while (text.size() < size) {
+            const uint64_t kind = rng() % 20;
+            if (kind == 0) {
+                text += others[rng() % others.size()];
+            } else if (kind < 4) {
+                text += " .,-\n("[rng() % 6];
+            } else {
+                // mostly short words, some up to 100 bytes
+                const size_t length = rng() % 8 == 0 ? 1 + rng() % 100 : 1 + rng() % 10;
+                for (size_t k = 0; k < length; ++k) {
+                    const int c = int(rng() % 36);
+                    char b = c < 26 ? char('a' + c) : char('0' + c - 26);
+                    if (c < 26 && rng() % 6 == 0) b = char(b - 32);
+                    text += b;
+                }
+                if (rng() % 4 != 0) text += ' ';
+            }
+        }
+        expect_fast_paths_change_nothing(text, true);
+    }
+}
+
 // A word or a run of ideographs across the tick boundary: the ticks come at
 // the same features with and without the fast paths.
 TEST(Tokenizer, FastPathsTickWhereThePlainPathDoes) {
