@@ -203,14 +203,22 @@ double boosted_weight(uint64_t tf, double exponent) noexcept {
 // boosted_weight(tf) - tf for each count tf >= 2 of the repeated features,
 // added in increasing tf to the integer sums of the plain votes: each bit's
 // sum is then that of the boosted weights, with every rounding after the
-// exact integer tallies, so votes that cancel exactly still tie.  Counting
-// by a hash table rather than sorting the hashes: a sort made texts in the
-// ramp cost twice as much as the others.
+// exact integer tallies, so votes that cancel exactly still tie.
+//
+// The counts come from an open-addressing table of the hashes, at most half
+// full.  Each insertion writes its key, appends its slot to the list of used
+// slots and adds one to its count, and the list grows only when the count
+// was 0: no branch on whether the key is new, which new and repeated
+// features make as good as random.  The repeated features are then grouped
+// by count: a counting sort for the counts below kSmallCounts, which are
+// nearly all of them, and std::sort for the few above.  (Sorting all the
+// hashes instead, by std::sort or by a radix sort, was no faster.)
 namespace {
 struct Repeated {
     uint64_t count;
     uint64_t hash;
 };
+constexpr uint32_t kSmallCounts = 64;
 }  // namespace
 
 // Adds the bits of hashes [begin, end) to ones[64], eight at a time in byte
@@ -229,40 +237,67 @@ static void count_ones(const Repeated* begin, const Repeated* end, uint32_t ones
     }
 }
 
+// Adds the extra weight of the group of features [begin, end), which all occur tf times.
+static void add_group(const Repeated* begin, const Repeated* end, uint64_t tf, double exponent,
+                      double sums[64]) noexcept {
+    uint32_t ones[64] = {};
+    count_ones(begin, end, ones);
+    const int32_t group = int32_t(end - begin);
+    const double extra = boosted_weight(tf, exponent) - double(tf);
+    // the group's integer tally of each bit, exact in a double
+    for (int b = 0; b < 64; ++b) sums[b] += extra * double(2 * int32_t(ones[b]) - group);
+}
+
 static void add_repeated_features(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
-    constexpr size_t kMaxSlots = 4096;  // a power of two above kBoostTo / 0.65
-    static_assert(kMaxSlots * 13 / 20 >= kBoostTo, "the table's load stays under 0.65");
+    constexpr size_t kMaxSlots = 8192;  // a power of two at least 2 * kBoostTo
+    static_assert(kMaxSlots >= 2 * kBoostTo, "the table stays at most half full");
+    static_assert(kBoostTo <= UINT16_MAX, "a count fits in 16 bits");
     size_t slots = 64;
-    while (slots < kMaxSlots && slots * 13 / 20 < n) slots *= 2;
+    while (slots < 2 * n) slots *= 2;
     uint64_t keys[kMaxSlots];
-    uint32_t counts[kMaxSlots];
-    uint16_t used[kBoostTo];  // the slots in use, so that only they are read back
+    uint16_t counts[kMaxSlots];  // 0: an empty slot
+    uint16_t used[kBoostTo];     // the slots in use, each once, so that only they are read back
     size_t nused = 0;
     std::memset(counts, 0, slots * sizeof counts[0]);
     for (uint64_t i = 0; i < n; ++i) {
         size_t slot = size_t(hashes[i]) & (slots - 1);
         while (counts[slot] != 0 && keys[slot] != hashes[i]) slot = (slot + 1) & (slots - 1);
-        if (counts[slot]++ == 0) {
-            keys[slot] = hashes[i];
-            used[nused++] = uint16_t(slot);
+        keys[slot] = hashes[i];
+        used[nused] = uint16_t(slot);
+        nused += counts[slot]++ == 0;
+    }
+    // The repeated features: a counting sort by count below kSmallCounts, the others apart.
+    Repeated large[kBoostTo / kSmallCounts];
+    size_t nlarge = 0;
+    uint32_t below[kSmallCounts + 1] = {};  // below[c]: features occurring fewer than c times (at least once)
+    for (size_t u = 0; u < nused; ++u) {
+        const uint32_t count = counts[used[u]];
+        if (count < kSmallCounts) {
+            ++below[count + 1];
+        } else {
+            large[nlarge++] = {count, keys[used[u]]};
         }
     }
+    for (uint32_t c = 1; c <= kSmallCounts; ++c) below[c] += below[c - 1];
+    // repeated[below[tf] - below[2] ...] are the features occurring tf times
     Repeated repeated[kBoostTo / 2];
-    size_t nrepeated = 0;
-    for (size_t u = 0; u < nused; ++u)
-        if (counts[used[u]] >= 2) repeated[nrepeated++] = {counts[used[u]], keys[used[u]]};
-    std::sort(repeated, repeated + nrepeated,
-              [](const Repeated& a, const Repeated& b) { return a.count < b.count; });
-    for (size_t i = 0; i < nrepeated;) {
-        const uint64_t tf = repeated[i].count;
-        size_t group_end = i;  // the features occurring tf times
-        while (group_end < nrepeated && repeated[group_end].count == tf) ++group_end;
-        uint32_t ones[64] = {};
-        count_ones(repeated + i, repeated + group_end, ones);
-        const int32_t group = int32_t(group_end - i);
-        const double extra = boosted_weight(tf, exponent) - double(tf);
-        // the group's integer tally of each bit, exact in a double
-        for (int b = 0; b < 64; ++b) sums[b] += extra * double(2 * int32_t(ones[b]) - group);
+    uint32_t next[kSmallCounts];
+    for (uint32_t c = 0; c < kSmallCounts; ++c) next[c] = below[c] - below[2];
+    if (below[kSmallCounts] != below[2]) {
+        for (size_t u = 0; u < nused; ++u) {
+            const uint32_t count = counts[used[u]];
+            if (count >= 2 && count < kSmallCounts) repeated[next[count]++] = {count, keys[used[u]]};
+        }
+        for (uint32_t tf = 2; tf < kSmallCounts; ++tf)
+            if (below[tf + 1] != below[tf])
+                add_group(repeated + (below[tf] - below[2]), repeated + (below[tf + 1] - below[2]), tf, exponent,
+                          sums);
+    }
+    std::sort(large, large + nlarge, [](const Repeated& a, const Repeated& b) { return a.count < b.count; });
+    for (size_t i = 0; i < nlarge;) {
+        size_t group_end = i;  // the features occurring large[i].count times
+        while (group_end < nlarge && large[group_end].count == large[i].count) ++group_end;
+        add_group(large + i, large + group_end, large[i].count, exponent, sums);
         i = group_end;
     }
 }
