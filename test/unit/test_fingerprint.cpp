@@ -267,6 +267,36 @@ TEST(Fingerprint, VoteCountersAgree) {
     }
 }
 
+// UnitVotes counts in byte lanes (fingerprint.hpp): its sums are the plain
+// counts at any number of hashes, across the lanes' flush every 255 hashes,
+// and also when read in the middle of a text and added to after.
+TEST(Fingerprint, UnitVoteSumsAreExactCounts) {
+    std::mt19937_64 rng(16);
+    std::vector<int> sizes;
+    for (int n = 1; n <= 40; ++n) sizes.push_back(n);
+    for (int flushes : {1, 2, 16, 17})
+        for (int d = -2; d <= 2; ++d) sizes.push_back(255 * flushes + d);
+    for (int k = 0; k < 40; ++k) sizes.push_back(1 + int(rng() % 20000));
+    for (const int mode : {0, 1, 2}) {  // sparse bits; dense bits, which fill a lane; dense, read midway
+        for (const int n : sizes) {
+            simhash::UnitVotes unit;
+            int64_t ones[64] = {};
+            double sums[64];
+            const bool read_midway = mode == 2;
+            for (int count = 1; count <= n; ++count) {
+                // sums far from 0 either way, so that a wrong count shows
+                const uint64_t h = mode == 0 ? rng() & rng() & rng() : count % 97 == 0 ? rng() : ~uint64_t{0};
+                unit.add(h);
+                for (int i = 0; i < 64; ++i) ones[i] += (h >> i) & 1;
+                if (read_midway && count % 1000 == 999) unit.sums(sums);
+            }
+            unit.sums(sums);
+            ASSERT_EQ(unit.features(), uint64_t(n));
+            for (int i = 0; i < 64; ++i) ASSERT_EQ(sums[i], double(2 * ones[i] - n)) << n << " bit " << i;
+        }
+    }
+}
+
 TEST(Fingerprint, ZeroWeightsAreNotFeatures) {
     simhash::RealVotes real;
     real.add(123, 0.0);
