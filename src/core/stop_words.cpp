@@ -56,33 +56,21 @@ constexpr std::array<uint64_t, kStopTableSize> kPackedStopWords = packed_table()
 constexpr std::array<int16_t, kStopTableSize> kPackedStopWordIndex = packed_index_table();
 
 namespace {
-// The listed words too long to pack, with their positions: every word of 9
-// or 10 letters is looked up, and English has many (a scan of the whole list
-// for them was a seventh of fingerprinting English text).
-struct LongStopWord {
-    std::string_view word;
-    int index;
-};
-constexpr size_t long_stop_word_count() {
-    size_t count = 0;
-    for (std::string_view w : kStopWords) count += w.size() > kPackedStopWordLength;
-    return count;
-}
-constexpr std::array<LongStopWord, long_stop_word_count()> long_stop_words() {
-    std::array<LongStopWord, long_stop_word_count()> out{};
+constexpr std::array<LongStopWord, kLongStopWordCount> long_stop_words() {
+    std::array<LongStopWord, kLongStopWordCount> out{};
     size_t next = 0;
-    for (size_t k = 0; k < sizeof(kStopWords) / sizeof(kStopWords[0]); ++k)
-        if (kStopWords[k].size() > kPackedStopWordLength) out[next++] = {kStopWords[k], int(k)};
+    for (size_t k = 0; k < sizeof(kStopWords) / sizeof(kStopWords[0]); ++k) {
+        const std::string_view w = kStopWords[k];
+        if (w.size() <= kPackedStopWordLength) continue;
+        if (w.size() > 2 * kPackedStopWordLength || next == kLongStopWordCount) throw "kLongStopWordCount is wrong";
+        out[next++] = {pack_word(w.data(), 8), pack_word(w.data() + w.size() - 8, 8), w.size(), int(k)};
+    }
+    if (next != kLongStopWordCount) throw "kLongStopWordCount is wrong";
     return out;
 }
-constexpr auto kLongStopWords = long_stop_words();
 }  // namespace
 
-int long_english_stop_word_index(const char* word, size_t length) noexcept {
-    for (const LongStopWord& w : kLongStopWords)
-        if (w.word.size() == length && std::memcmp(w.word.data(), word, length) == 0) return w.index;
-    return -1;
-}
+constexpr std::array<LongStopWord, kLongStopWordCount> kLongStopWords = long_stop_words();
 
 }  // namespace detail
 }  // namespace simhash

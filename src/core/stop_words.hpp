@@ -53,8 +53,39 @@ constexpr uint64_t pack_word(const char* word, size_t length) noexcept {
 extern const std::array<uint64_t, kStopTableSize> kPackedStopWords;
 extern const std::array<int16_t, kStopTableSize> kPackedStopWordIndex;
 
-// The three longer ones: "ourselves", "themselves", "yourselves".
-int long_english_stop_word_index(const char* word, size_t length) noexcept;
+// The three longer ones, "ourselves", "themselves" and "yourselves", as
+// their first and their last 8 bytes (packed as pack_word packs them): any
+// word of 9 or 10 bytes is two loads within itself and three comparisons,
+// without a call or a branch (every such word of English is looked up, and
+// a call comparing it with memcmp was a tenth of tokenizing English text).
+struct LongStopWord {
+    uint64_t head;   // the first 8 bytes
+    uint64_t tail;   // the last 8 bytes
+    size_t length;   // 9 or 10
+    int index;       // position in kEnglishStopWords
+};
+constexpr size_t kLongStopWordCount = 3;
+extern const std::array<LongStopWord, kLongStopWordCount> kLongStopWords;
+
+// The 8 bytes at p, packed as pack_word packs them.
+inline uint64_t load_packed8(const char* p) noexcept {
+    if constexpr (kLittleEndian) {
+        uint64_t bytes;
+        std::memcpy(&bytes, p, sizeof bytes);
+        return bytes;
+    } else {
+        return pack_word(p, 8);
+    }
+}
+
+// Requires 9 <= length <= 10.
+inline int long_english_stop_word_index(const char* word, size_t length) noexcept {
+    const uint64_t head = load_packed8(word), tail = load_packed8(word + length - 8);
+    int index = -1;
+    for (const LongStopWord& w : kLongStopWords)
+        index = w.head == head && w.tail == tail && w.length == length ? w.index : index;
+    return index;
+}
 
 inline int packed_stop_word_index(uint64_t key) noexcept {
     const size_t slot = stop_slot(key);
