@@ -237,13 +237,12 @@ static void count_ones(const Repeated* begin, const Repeated* end, uint32_t ones
     }
 }
 
-// Adds the extra weight of the group of features [begin, end), which all occur tf times.
-static void add_group(const Repeated* begin, const Repeated* end, uint64_t tf, double exponent,
-                      double sums[64]) noexcept {
+// Adds extra * (the group's integer tally of each bit) to sums: the extra
+// weight of the features [begin, end), which all occur equally often.
+static void add_group(const Repeated* begin, const Repeated* end, double extra, double sums[64]) noexcept {
     uint32_t ones[64] = {};
     count_ones(begin, end, ones);
     const int32_t group = int32_t(end - begin);
-    const double extra = boosted_weight(tf, exponent) - double(tf);
     // the group's integer tally of each bit, exact in a double
     for (int b = 0; b < 64; ++b) sums[b] += extra * double(2 * int32_t(ones[b]) - group);
 }
@@ -266,38 +265,39 @@ static void add_repeated_features(const uint64_t* hashes, uint64_t n, double exp
         used[nused] = uint16_t(slot);
         nused += counts[slot]++ == 0;
     }
-    // The repeated features: a counting sort by count below kSmallCounts, the others apart.
-    Repeated large[kBoostTo / kSmallCounts];
-    size_t nlarge = 0;
-    uint32_t below[kSmallCounts + 1] = {};  // below[c]: features occurring fewer than c times (at least once)
+    // Every feature, sorted by count: a counting sort with a bucket for
+    // each count below kSmallCounts and one for all the others, which are
+    // few (a count of 64 takes 64 of fewer than kBoostTo features) and are
+    // then sorted by std::sort.  No branch on the count: most features occur
+    // once, the others as good as at random.
+    Repeated by_count[kBoostTo];
+    uint32_t below[kSmallCounts + 2] = {};  // below[b]: features in the buckets before bucket b
+    for (size_t u = 0; u < nused; ++u) ++below[std::min<uint32_t>(counts[used[u]], kSmallCounts) + 1];
+    for (uint32_t b = 1; b <= kSmallCounts + 1; ++b) below[b] += below[b - 1];
+    uint32_t next[kSmallCounts + 1];
+    std::memcpy(next, below, sizeof next);
     for (size_t u = 0; u < nused; ++u) {
         const uint32_t count = counts[used[u]];
-        if (count < kSmallCounts) {
-            ++below[count + 1];
-        } else {
-            large[nlarge++] = {count, keys[used[u]]};
-        }
+        by_count[next[std::min(count, kSmallCounts)]++] = {count, keys[used[u]]};
     }
-    for (uint32_t c = 1; c <= kSmallCounts; ++c) below[c] += below[c - 1];
-    // repeated[below[tf] - below[2] ...] are the features occurring tf times
-    Repeated repeated[kBoostTo / 2];
-    uint32_t next[kSmallCounts];
-    for (uint32_t c = 0; c < kSmallCounts; ++c) next[c] = below[c] - below[2];
-    if (below[kSmallCounts] != below[2]) {
-        for (size_t u = 0; u < nused; ++u) {
-            const uint32_t count = counts[used[u]];
-            if (count >= 2 && count < kSmallCounts) repeated[next[count]++] = {count, keys[used[u]]};
-        }
-        for (uint32_t tf = 2; tf < kSmallCounts; ++tf)
-            if (below[tf + 1] != below[tf])
-                add_group(repeated + (below[tf] - below[2]), repeated + (below[tf + 1] - below[2]), tf, exponent,
-                          sums);
-    }
+    // tf * min(tf, kBoostCountCap)^exponent with C's pow, as boosted_weight()
+    // computes it; pow once per capped count instead of once per group.
+    double capped_pow[kBoostCountCap + 1] = {};
+    auto extra_weight = [&](uint64_t tf) {
+        const uint64_t capped = std::min(tf, kBoostCountCap);
+        if (capped_pow[capped] == 0.0) capped_pow[capped] = std::pow(double(capped), exponent);
+        return double(tf) * capped_pow[capped] - double(tf);
+    };
+    for (uint32_t tf = 2; tf < kSmallCounts; ++tf)
+        if (below[tf + 1] != below[tf])
+            add_group(by_count + below[tf], by_count + below[tf + 1], extra_weight(tf), sums);
+    Repeated* large = by_count + below[kSmallCounts];
+    const size_t nlarge = below[kSmallCounts + 1] - below[kSmallCounts];
     std::sort(large, large + nlarge, [](const Repeated& a, const Repeated& b) { return a.count < b.count; });
     for (size_t i = 0; i < nlarge;) {
         size_t group_end = i;  // the features occurring large[i].count times
         while (group_end < nlarge && large[group_end].count == large[i].count) ++group_end;
-        add_group(large + i, large + group_end, large[i].count, exponent, sums);
+        add_group(large + i, large + group_end, extra_weight(large[i].count), sums);
         i = group_end;
     }
 }
