@@ -509,7 +509,7 @@ void shx_pair_walk_open(ShxPairWalk *w, Oid indexoid, bool radius_null, int32 ra
     Size nbytes = ((Size) w->vis_blocks * MaxHeapTuplesPerPage + 3) / 4;
     w->vis_bits = (uint8 *) MemoryContextAllocHuge(CurrentMemoryContext, Max(nbytes, 1));
     memset(w->vis_bits, 0, Max(nbytes, 1));
-    w->fetch = table_index_fetch_begin(w->heap);
+    w->fetch = compat_table_index_fetch_begin(w->heap);
     w->slot = table_slot_create(w->heap, NULL);
     w->page = (simhash::KeyTid *) palloc(sizeof(simhash::KeyTid) * SHX_MAX_LEAF_ENTRIES);
 }
