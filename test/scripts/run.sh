@@ -259,6 +259,21 @@ layout_complete() {
 check "README's Layout lists every file under src/ and every top-level directory, and only those that exist" \
     layout_complete
 
+# --- the majors: every call whose signature or field differs between
+# PostgreSQL majors goes through src/pg/pg_compat.h's macros.  A direct
+# call builds on the host's 15 and breaks another major (the pair walk's
+# table_index_fetch_begin(heap) broke the build on 19).
+raw_version_calls() {
+    grep -rnE '\b(vacuum_delay_point|table_index_fetch_begin|PageSetChecksumInplace|PageSetChecksum|TupleDescFinalize)\(|\b(rd_locator|rd_node|smgr_rlocator|smgr_rnode)\b' \
+        src --include='*.c' --include='*.cpp' --include='*.h' --include='*.hpp' | grep -v '^src/pg/pg_compat.h:'
+}
+no_raw_version_calls() {
+    local found
+    found=$(raw_version_calls)
+    [ -z "$found" ] || { printf '  %s\n' "$found"; return 1; }
+}
+check "outside src/pg/pg_compat.h, no direct call of an API that differs between majors" no_raw_version_calls
+
 # --- packaging: META.json, PGXN's metadata, against the PGXN Meta Spec
 # 1.0.0 and the tree; make dist's archive (test/scripts/check_meta.py)
 meta() { python3 test/scripts/check_meta.py "$@"; }
