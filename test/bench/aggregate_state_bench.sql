@@ -18,10 +18,7 @@ SELECT (SELECT simhash_agg(f, w) FROM agg_bench.terms) = (SELECT agg_bench.inter
 
 SET bench.rounds = :rounds;
 CREATE TEMP TABLE timings (query text, state text, round int, ms float8);
-CREATE FUNCTION pg_temp.time_query(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz; BEGIN
-  t0 := clock_timestamp(); EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END $$;
+\ir time_query.sql
 DO $$
 DECLARE q text; s text; r int;
 BEGIN

@@ -42,10 +42,7 @@ TABLE="$SCRATCH_DIR/table.txt"
 "${PSQL[@]}" -v rounds="$ROUNDS" <<'SQL' | tee "$TABLE"
 SET bench.rounds = :rounds;
 CREATE TEMP TABLE timings (language text, expr text, round int, ms float8);
-CREATE FUNCTION pg_temp.time_query(q text) RETURNS float8 LANGUAGE plpgsql AS $$
-DECLARE t0 timestamptz; BEGIN
-  t0 := clock_timestamp(); EXECUTE q; RETURN extract(epoch FROM clock_timestamp() - t0) * 1000;
-END $$;
+\i test/bench/time_query.sql
 DO $$
 DECLARE lang text; e text; r int;
 BEGIN
