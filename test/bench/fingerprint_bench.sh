@@ -5,13 +5,13 @@
 # simhash(body) (the weighted votes and the table lookups it adds).  Not a
 # test: it prints numbers and asserts nothing.  It installs the extension, so
 # it runs under the machine-wide lock:
-#   flock /tmp/simhash-pg15.lock bash test/bench/fingerprint_bench.sh [rounds, default 7]
+#   flock /tmp/simhash-pg15.lock bash test/bench/fingerprint_bench.sh [rounds, default 9]
 # The table, with the command, machine, date and commit, also goes to
 # test/bench/results/fingerprint.md (the latest run only).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROOT="$PWD"
-ROUNDS=${1:-7}
+ROUNDS=${1:-9}
 source scripts/scratch-cluster.sh
 
 bash scripts/install-deps.sh manpages-zh fortunes-zh
@@ -27,12 +27,25 @@ CREATE EXTENSION simhash;
 CREATE TABLE corpus (language text, kind text, source text, body text);
 \set copy_corpus '\\copy corpus FROM ' :'corpus'
 :copy_corpus
--- Texts stay in line-sized chunks of one language; EXTERNAL storage keeps
--- decompression out of both measurements.
+-- Texts stay in line-sized chunks of one language.  docs stores them
+-- uncompressed (EXTERNAL), which keeps decompression out of both
+-- measurements: the functions' own costs.  body || '' makes each value
+-- anew: corpus holds them compressed, and a compressed value copied as it
+-- is stays compressed whatever the storage.  docs_default stores them as
+-- PostgreSQL does by default (compressed with default_toast_compression),
+-- where reading each text costs its decompression too: what a query of a
+-- user's table costs.
 CREATE TABLE docs (language text, body text);
 ALTER TABLE docs ALTER body SET STORAGE EXTERNAL;
-INSERT INTO docs SELECT language, body FROM corpus;
-VACUUM ANALYZE docs;
+INSERT INTO docs SELECT language, body || '' FROM corpus;
+CREATE TABLE docs_default (language text, body text);
+INSERT INTO docs_default SELECT language, body || '' FROM corpus;
+VACUUM ANALYZE docs, docs_default;
+DO $$ BEGIN
+  IF EXISTS (SELECT FROM docs WHERE pg_column_compression(body) IS NOT NULL) THEN
+    RAISE 'docs holds compressed values';
+  END IF;
+END $$;
 -- each language's document frequencies, for simhash(body, idf)
 CREATE TABLE idf_of AS SELECT language, simhash_idf_agg(body) AS idf FROM docs GROUP BY language;
 SQL
@@ -41,39 +54,43 @@ SQL
 TABLE="$SCRATCH_DIR/table.txt"
 "${PSQL[@]}" -v rounds="$ROUNDS" <<'SQL' | tee "$TABLE"
 SET bench.rounds = :rounds;
-CREATE TEMP TABLE timings (language text, expr text, round int, ms float8);
+CREATE TEMP TABLE timings (storage text, language text, expr text, round int, ms float8);
 \i test/bench/time_query.sql
 DO $$
-DECLARE lang text; e text; r int;
+DECLARE lang text; e text; r int; tab text;
 BEGIN
   FOREACH lang IN ARRAY ARRAY['en', 'zh'] LOOP
     FOR r IN 0 .. current_setting('bench.rounds')::int LOOP   -- round 0 warms the cache
-      FOREACH e IN ARRAY ARRAY['md5(body)', 'simhash(body)', 'simhash(body, idf)'] LOOP
-        INSERT INTO timings VALUES (lang, e, r,
-          pg_temp.time_query(format('SELECT count(%s) FROM docs %s WHERE language = %L', e,
-                                    CASE WHEN e LIKE '%idf%' THEN 'JOIN idf_of USING (language)' ELSE '' END, lang)));
+      FOREACH tab IN ARRAY ARRAY['docs', 'docs_default'] LOOP
+        FOREACH e IN ARRAY ARRAY['md5(body)', 'simhash(body)', 'simhash(body, idf)'] LOOP
+          CONTINUE WHEN tab = 'docs_default' AND e LIKE '%idf%';
+          INSERT INTO timings VALUES (CASE tab WHEN 'docs' THEN 'uncompressed' ELSE 'default' END, lang, e, r,
+            pg_temp.time_query(format('SELECT count(%s) FROM %I %s WHERE language = %L', e, tab,
+                                      CASE WHEN e LIKE '%idf%' THEN 'JOIN idf_of USING (language)' ELSE '' END, lang)));
+        END LOOP;
       END LOOP;
     END LOOP;
   END LOOP;
 END $$;
 \echo
-\echo 'simhash(text) against md5(text), and simhash(body, idf) against simhash(text), same rows, median of the rounds'
+\echo 'simhash(text) against md5(text), and simhash(body, idf) against simhash(text), same rows, median of the rounds;'
+\echo 'storage: uncompressed (the functions alone) or default (compressed: each text decompressed first, for both)'
 WITH m AS (
-  SELECT language, expr, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms
-    FROM timings WHERE round > 0 GROUP BY language, expr
+  SELECT storage, language, expr, percentile_cont(0.5) WITHIN GROUP (ORDER BY ms) AS ms
+    FROM timings WHERE round > 0 GROUP BY storage, language, expr
 ), sizes AS (
   SELECT language, count(*) AS docs, sum(octet_length(body)) / 1048576.0 AS mb FROM docs GROUP BY language
 )
-SELECT s.language, s.docs, round(s.mb, 1) AS "MB",
+SELECT md5.storage, s.language, s.docs, round(s.mb, 1) AS "MB",
        round(md5.ms::numeric, 1) AS "md5 ms", round(sh.ms::numeric, 1) AS "simhash ms",
        round((sh.ms / md5.ms)::numeric, 2) AS "simhash/md5",
        round((s.mb / (sh.ms / 1000))::numeric, 0) AS "simhash MB/s",
        round(idf.ms::numeric, 1) AS "idf ms", round((idf.ms / sh.ms)::numeric, 2) AS "idf/simhash"
   FROM sizes s
   JOIN m md5 ON md5.language = s.language AND md5.expr = 'md5(body)'
-  JOIN m sh ON sh.language = s.language AND sh.expr = 'simhash(body)'
-  JOIN m idf ON idf.language = s.language AND idf.expr = 'simhash(body, idf)'
- ORDER BY s.language;
+  JOIN m sh ON sh.language = s.language AND sh.expr = 'simhash(body)' AND sh.storage = md5.storage
+  LEFT JOIN m idf ON idf.language = s.language AND idf.expr = 'simhash(body, idf)' AND idf.storage = md5.storage
+ ORDER BY md5.storage DESC, s.language;
 SQL
 
 RESULTS="$ROOT/test/bench/results/fingerprint.md"
@@ -90,8 +107,8 @@ git -C "$ROOT" diff --quiet HEAD -- src || COMMIT="$COMMIT with uncommitted chan
          "$(free -g | awk '/^Mem:/ {print $2}') GiB, $(. /etc/os-release && echo "$PRETTY_NAME"), $(pg_config --version)," \
          "load average $(cut -d' ' -f1-3 /proc/loadavg) at the end"
     echo "- Date: $(date -u '+%Y-%m-%d %H:%M UTC'), commit $COMMIT"
-    echo "- Settings: one backend, no parallel workers, JIT off, bodies stored EXTERNAL (uncompressed);"
-    echo "  median of $ROUNDS alternating rounds after a warm-up round"
+    echo "- Settings: one backend, no parallel workers, JIT off; the same bodies stored uncompressed"
+    echo "  (EXTERNAL) and as by default (compressed, $("${PSQL[@]}" -Atc 'SHOW default_toast_compression')); median of $ROUNDS alternating rounds after a warm-up round"
     echo "- Target: simhash(text) at most 1.0x the cost of md5(text) on the same rows"
     echo
     echo '```'
