@@ -10,6 +10,10 @@
 #endif
 #include <xxhash.h>
 
+#if defined(__SSE2__)
+#include <emmintrin.h>
+#endif
+
 namespace simhash {
 
 uint64_t feature_hash(const char* feature, size_t length) noexcept {
@@ -22,6 +26,83 @@ void UnitVotes::flush() noexcept {
         lanes_[j] = 0;
     }
     pending_ = 0;
+}
+
+// Counting the bits of many hashes
+// -------------------------------
+// count_ones() adds to ones[b], for each bit b, how many of hashes[0..n)
+// have bit b set, and returns the sum of their tie_mix() (wrapping).  Byte
+// lanes count the bits, 255 hashes at a time (a lane holds 255), and are
+// then added to ones[].
+//
+// With SSE2, which every x86-64 has (so no choice at run time), each hash's
+// bytes are spread over 64 byte lanes, one bit to a lane, which a
+// comparison with the lane's bit turns into 0xFF (-1) or 0; subtracting that
+// counts the bit: some 20 register operations a hash.  Worked example, the
+// hash 0x0102: byte 0 is 0x02 and byte 1 is 0x01, copied to lanes 0-7 and
+// 8-15 of the first vector; ANDed with 01 02 04 08 10 20 40 80 01 02 ...
+// they give 00 02 00 .. 00 | 01 00 .., equal to the lane's bit in lanes 1
+// and 8: bits 1 and 8 are counted.
+//
+// Elsewhere (count_ones_portable) each of 8 64-bit words counts one byte
+// of the hash in its 8 byte lanes, through a table (detail::kSpread): 8
+// loads and 8 additions a hash.
+namespace detail {
+
+uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept {
+    uint64_t tie_break = 0;
+    while (n > 0) {
+        const size_t block = n < 255 ? n : 255;
+        uint64_t lanes[8] = {};  // byte k of lanes[j] counts bit 8j + k
+        for (size_t i = 0; i < block; ++i) {
+            for (int j = 0; j < 8; ++j) lanes[j] += kSpread.entry[(hashes[i] >> (8 * j)) & 0xFF];
+            tie_break += tie_mix(hashes[i]);
+        }
+        for (int j = 0; j < 8; ++j)
+            for (int k = 0; k < 8; ++k) ones[8 * j + k] += (lanes[j] >> (8 * k)) & 0xFF;
+        hashes += block;
+        n -= block;
+    }
+    return tie_break;
+}
+
+uint64_t count_ones(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept {
+#if defined(__SSE2__)
+    const __m128i bit = _mm_set1_epi64x(int64_t(0x8040201008040201ULL));  // lane k: 1 << (k % 8)
+    uint64_t tie_break = 0;
+    while (n > 0) {
+        const size_t block = n < 255 ? n : 255;
+        __m128i lanes[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
+        for (size_t i = 0; i < block; ++i) {
+            const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(hashes + i));
+            const __m128i twice = _mm_unpacklo_epi8(bytes, bytes);  // byte j of the hash in lanes 2j, 2j + 1
+            const __m128i low = _mm_unpacklo_epi16(twice, twice), high = _mm_unpackhi_epi16(twice, twice);
+            // lanes[q]'s lane k: bit k % 8 of hash byte 2q + k / 8, that is bit 16q + k
+            const __m128i spread[4] = {_mm_unpacklo_epi32(low, low), _mm_unpackhi_epi32(low, low),
+                                       _mm_unpacklo_epi32(high, high), _mm_unpackhi_epi32(high, high)};
+            for (int q = 0; q < 4; ++q)
+                lanes[q] = _mm_sub_epi8(lanes[q], _mm_cmpeq_epi8(_mm_and_si128(spread[q], bit), bit));
+            tie_break += tie_mix(hashes[i]);
+        }
+        for (int q = 0; q < 4; ++q) {
+            uint8_t counts[16];
+            _mm_storeu_si128(reinterpret_cast<__m128i*>(counts), lanes[q]);
+            for (int k = 0; k < 16; ++k) ones[16 * q + k] += counts[k];
+        }
+        hashes += block;
+        n -= block;
+    }
+    return tie_break;
+#else
+    return count_ones_portable(hashes, n, ones);
+#endif
+}
+
+}  // namespace detail
+
+void UnitVotes::add_all(const uint64_t* hashes, size_t n) noexcept {
+    tie_break_ += detail::count_ones(hashes, n, ones_);
+    features_ += n;
 }
 
 uint64_t UnitVotes::fingerprint() noexcept {
@@ -200,54 +281,48 @@ double boosted_weight(uint64_t tf, double exponent) noexcept {
     return double(tf) * std::pow(double(std::min(tf, kBoostCountCap)), exponent);
 }
 
-// boosted_weight(tf) - tf for each count tf >= 2 of the repeated features,
-// added in increasing tf to the integer sums of the plain votes: each bit's
-// sum is then that of the boosted weights, with every rounding after the
-// exact integer tallies, so votes that cancel exactly still tie.
+// The sums of a mixed text whose features' weights are not their counts,
+// from the hashes of its n features: each bit's sum of the integer votes
+// (every occurrence one vote), to which boosted_weight(tf) - tf times each
+// count tf >= 2 of the repeated features' integer tally is added in
+// increasing tf, every rounding after the exact integer tallies, so votes
+// that cancel exactly still tie.  Returns the tie-break votes, one per
+// occurrence.
 //
 // The counts come from an open-addressing table of the hashes, at most half
 // full.  Each insertion writes its key, appends its slot to the list of used
 // slots and adds one to its count, and the list grows only when the count
 // was 0: no branch on whether the key is new, which new and repeated
-// features make as good as random.  The repeated features are then grouped
+// features make as good as random.  The distinct features are then grouped
 // by count: a counting sort for the counts below kSmallCounts, which are
 // nearly all of them, and std::sort for the few above.  (Sorting all the
-// hashes instead, by std::sort or by a radix sort, was no faster.)
+// hashes instead, by std::sort or by a radix sort, was no faster.)  Each
+// group's tally is counted once and serves both the integer sums (tf times
+// it) and the extra weight, so a feature that occurs tf times is counted
+// once, not tf times.
 namespace {
 struct Repeated {
     uint64_t count;
     uint64_t hash;
 };
 constexpr uint32_t kSmallCounts = 64;
+// Groups of distinct counts: counts c1 < c2 < ... < ck of features of a
+// text of fewer than kBoostTo sum to less than it, so k(k+1)/2 < kBoostTo.
+constexpr size_t kMaxGroups = 71;
+static_assert(kMaxGroups * (kMaxGroups + 1) / 2 >= kBoostTo, "room for every group");
 }  // namespace
 
-// Adds the bits of hashes [begin, end) to ones[64], eight at a time in byte
-// lanes as UnitVotes counts them, without UnitVotes's setup: a text in the
-// ramp has a group for each count that occurs, most of them small.  32-bit
-// counts (a group has fewer than kBoostTo features) let the compiler
-// vectorize the group's 64 sums.
-static void count_ones(const Repeated* begin, const Repeated* end, uint32_t ones[64]) noexcept {
-    while (begin != end) {
-        uint64_t lanes[8] = {};
-        const Repeated* stop = end - begin > 255 ? begin + 255 : end;  // a byte lane holds 255
-        for (; begin != stop; ++begin)
-            for (int j = 0; j < 8; ++j) lanes[j] += detail::kSpread.entry[(begin->hash >> (8 * j)) & 0xFF];
-        for (int j = 0; j < 8; ++j)
-            for (int k = 0; k < 8; ++k) ones[8 * j + k] += uint32_t(lanes[j] >> (8 * k)) & 0xFF;
-    }
+// Each bit's integer tally (ones minus zeros) of hashes [begin, end);
+// returns the sum of their tie_mix().
+static uint64_t tally_bits(const uint64_t* begin, const uint64_t* end, int32_t tally[64]) noexcept {
+    uint64_t ones[64] = {};
+    const uint64_t tie_break = detail::count_ones(begin, size_t(end - begin), ones);
+    const int32_t n = int32_t(end - begin);
+    for (int b = 0; b < 64; ++b) tally[b] = 2 * int32_t(ones[b]) - n;
+    return tie_break;
 }
 
-// Adds extra * (the group's integer tally of each bit) to sums: the extra
-// weight of the features [begin, end), which all occur equally often.
-static void add_group(const Repeated* begin, const Repeated* end, double extra, double sums[64]) noexcept {
-    uint32_t ones[64] = {};
-    count_ones(begin, end, ones);
-    const int32_t group = int32_t(end - begin);
-    // the group's integer tally of each bit, exact in a double
-    for (int b = 0; b < 64; ++b) sums[b] += extra * double(2 * int32_t(ones[b]) - group);
-}
-
-static void add_repeated_features(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
+static uint64_t boosted_sums(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
     constexpr size_t kMaxSlots = 8192;  // a power of two at least 2 * kBoostTo
     static_assert(kMaxSlots >= 2 * kBoostTo, "the table stays at most half full");
     static_assert(kBoostTo <= UINT16_MAX, "a count fits in 16 bits");
@@ -260,60 +335,94 @@ static void add_repeated_features(const uint64_t* hashes, uint64_t n, double exp
     std::memset(counts, 0, slots * sizeof counts[0]);
     for (uint64_t i = 0; i < n; ++i) {
         size_t slot = size_t(hashes[i]) & (slots - 1);
-        while (counts[slot] != 0 && keys[slot] != hashes[i]) slot = (slot + 1) & (slots - 1);
+        // One branch, taken only on a collision: another key in the slot.  (With
+        // && the compiler branched on new or repeated first, as good as random.)
+        auto other_key = [&](size_t at) { return (keys[at] ^ hashes[i]) & (0 - uint64_t(counts[at] != 0)); };
+        while (other_key(slot) != 0) slot = (slot + 1) & (slots - 1);
         keys[slot] = hashes[i];
         used[nused] = uint16_t(slot);
         nused += counts[slot]++ == 0;
     }
-    // Every feature, sorted by count: a counting sort with a bucket for
-    // each count below kSmallCounts and one for all the others, which are
-    // few (a count of 64 takes 64 of fewer than kBoostTo features) and are
-    // then sorted by std::sort.  No branch on the count: most features occur
-    // once, the others as good as at random.
-    Repeated by_count[kBoostTo];
+    // Every distinct feature, sorted by count: a counting sort with a
+    // bucket for each count below kSmallCounts and one for all the others,
+    // which are few (a count of 64 takes 64 of fewer than kBoostTo features)
+    // and are then sorted by std::sort.  No branch on the count: most
+    // features occur once, the others as good as at random.
+    uint64_t by_count[kBoostTo];
     uint32_t below[kSmallCounts + 2] = {};  // below[b]: features in the buckets before bucket b
     for (size_t u = 0; u < nused; ++u) ++below[std::min<uint32_t>(counts[used[u]], kSmallCounts) + 1];
     for (uint32_t b = 1; b <= kSmallCounts + 1; ++b) below[b] += below[b - 1];
     uint32_t next[kSmallCounts + 1];
     std::memcpy(next, below, sizeof next);
+    Repeated large[kBoostTo / kSmallCounts + 1];
     for (size_t u = 0; u < nused; ++u) {
         const uint32_t count = counts[used[u]];
-        by_count[next[std::min(count, kSmallCounts)]++] = {count, keys[used[u]]};
+        const uint64_t key = keys[used[u]];
+        const uint32_t bucket = std::min(count, kSmallCounts);
+        if (bucket == kSmallCounts) large[next[bucket] - below[kSmallCounts]] = {count, key};
+        by_count[next[bucket]++] = key;
     }
-    // tf * min(tf, kBoostCountCap)^exponent with C's pow, as boosted_weight()
-    // computes it; pow once per capped count instead of once per group.
-    double capped_pow[kBoostCountCap + 1] = {};
-    auto extra_weight = [&](uint64_t tf) {
-        const uint64_t capped = std::min(tf, kBoostCountCap);
-        if (capped_pow[capped] == 0.0) capped_pow[capped] = std::pow(double(capped), exponent);
-        return double(tf) * capped_pow[capped] - double(tf);
-    };
-    for (uint32_t tf = 2; tf < kSmallCounts; ++tf)
-        if (below[tf + 1] != below[tf])
-            add_group(by_count + below[tf], by_count + below[tf + 1], extra_weight(tf), sums);
-    Repeated* large = by_count + below[kSmallCounts];
+    uint64_t* const large_hashes = by_count + below[kSmallCounts];
     const size_t nlarge = below[kSmallCounts + 1] - below[kSmallCounts];
     std::sort(large, large + nlarge, [](const Repeated& a, const Repeated& b) { return a.count < b.count; });
+    for (size_t i = 0; i < nlarge; ++i) large_hashes[i] = large[i].hash;
+
+    // Each group's tally, in increasing count; the integer sums meanwhile.
+    struct Group {
+        uint64_t count;     // how often each of its features occurs
+        int32_t tally[64];  // its features' integer tally of each bit
+    };
+    Group groups[kMaxGroups];
+    size_t ngroups = 0;
+    int32_t integer_sums[64] = {};
+    uint64_t tie_break = 0;
+    auto add_group = [&](const uint64_t* begin, const uint64_t* end, uint64_t count) {
+        Group& g = groups[ngroups++];
+        g.count = count;
+        tie_break += count * tally_bits(begin, end, g.tally);  // wraps, as count separate votes would
+        for (int b = 0; b < 64; ++b) integer_sums[b] += int32_t(count) * g.tally[b];
+    };
+    for (uint32_t tf = 1; tf < kSmallCounts; ++tf)
+        if (below[tf + 1] != below[tf]) add_group(by_count + below[tf], by_count + below[tf + 1], tf);
     for (size_t i = 0; i < nlarge;) {
         size_t group_end = i;  // the features occurring large[i].count times
         while (group_end < nlarge && large[group_end].count == large[i].count) ++group_end;
-        add_group(large + i, large + group_end, extra_weight(large[i].count), sums);
+        add_group(large_hashes + i, large_hashes + group_end, large[i].count);
         i = group_end;
     }
+
+    // tf * min(tf, kBoostCountCap)^exponent with C's pow, as boosted_weight()
+    // computes it; pow once per capped count instead of once per group.
+    double capped_pow[kBoostCountCap + 1] = {};
+    for (int b = 0; b < 64; ++b) sums[b] = double(integer_sums[b]);
+    for (size_t g = 0; g < ngroups; ++g) {
+        const uint64_t tf = groups[g].count;
+        if (tf < 2) continue;
+        const uint64_t capped = std::min(tf, kBoostCountCap);
+        if (capped_pow[capped] == 0.0) capped_pow[capped] = std::pow(double(capped), exponent);
+        const double extra = double(tf) * capped_pow[capped] - double(tf);
+        for (int b = 0; b < 64; ++b) sums[b] += extra * double(groups[g].tally[b]);
+    }
+    return tie_break;
 }
 
 // Integer sums when every feature weighs its count (so version 5's
-// fingerprints stay to the bit); otherwise the repeated features' extra
-// weight is added to them; the tie-break word counts every occurrence.
+// fingerprints stay to the bit); otherwise the sums of boosted_sums(); the
+// tie-break word counts every occurrence.
 uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
-    const uint64_t occurrences = votes_.features();
+    // every hash is kept when there are fewer than kBoostTo, the only texts with an exponent
+    const uint64_t occurrences = votes_.features() + kept_;
     const double exponent = length_weighted_ ? repeat_boost_exponent(occurrences) : 0.0;
-    if (exponent == 0.0 && also == nullptr) return votes_.fingerprint(function_words_);
     double sums[64];
-    votes_.sums(sums);
-    // first_hashes_ holds every feature's hash when the exponent is not 0: occurrences < kBoostTo
-    if (exponent != 0.0) add_repeated_features(first_hashes_, occurrences, exponent, sums);
-    uint64_t tie_break = votes_.tie_break();
+    uint64_t tie_break;
+    if (exponent == 0.0) {
+        count_kept();
+        if (also == nullptr) return votes_.fingerprint(function_words_);
+        votes_.sums(sums);
+        tie_break = votes_.tie_break();
+    } else {
+        tie_break = boosted_sums(hashes_, kept_, exponent, sums);
+    }
     if (also != nullptr) also->add_to(sums, &tie_break);
     function_words_.vote(sums, &tie_break);
     return signs(sums, tie_break);

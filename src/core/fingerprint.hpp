@@ -86,17 +86,22 @@ struct SpreadTable {
     }
 };
 inline constexpr SpreadTable kSpread{};
+
+// Adds to ones[b], for each bit b, how many of hashes[0..n) have bit b
+// set; returns the wrapping sum of their tie_mix() (fingerprint.cpp,
+// "Counting the bits of many hashes").
+uint64_t count_ones(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
+// The same without SIMD: what count_ones() runs where there is no SSE2.
+uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
 }  // namespace detail
 
 // Votes of features that all weigh the same (one vote per occurrence, which is
-// term-frequency weighting).  Counts bits eight at a time in byte lanes.
-// Counting them bit-sliced instead (a carry-save adder tree over blocks of
-// 16 hashes, about 6 operations a hash instead of 24) made simhash(text) no
-// faster: these additions overlap with the tokenizer's work.
+// term-frequency weighting).  add() counts bits eight at a time in byte
+// lanes; add_all() counts an array of hashes with SIMD (detail::count_ones),
+// which is how simhash(text) counts (TextVotes).
 class UnitVotes {
 public:
-    // Inline and unrolled: it runs once per feature, and in fingerprint_text()
-    // the lanes then stay in registers.
+    // Inline and unrolled: it runs once per feature.
     void add(uint64_t hash) noexcept {
         lanes_[0] += detail::kSpread.entry[hash & 0xFF];
         lanes_[1] += detail::kSpread.entry[(hash >> 8) & 0xFF];
@@ -110,6 +115,8 @@ public:
         tie_break_ += tie_mix(hash);
         if (++pending_ == kFlushEvery) flush();
     }
+    // add() of each of hashes[0..n).
+    void add_all(const uint64_t* hashes, size_t n) noexcept;
     uint64_t features() const noexcept { return features_; }
     uint64_t tie_break() const noexcept { return tie_break_; }
     uint64_t fingerprint() noexcept;
@@ -210,6 +217,12 @@ private:
 // than kBoostTo other features, each of them votes once with weight
 // boosted_weight(tf, repeat_boost_exponent()) instead.  Trivially destructible (an ereport
 // may longjmp over it), so the hashes it keeps are an array.
+//
+// The hashes are kept, kBoostTo at a time, and counted when the array is
+// full or the text ends: a text of fewer than kBoostTo features, nearly
+// every text, is counted once, from its distinct features and their counts
+// where the length weighting needs those anyway, and every vote is counted
+// in a loop over an array rather than one feature at a time (UnitVotes::add_all).
 class TextVotes {
 public:
     explicit TextVotes(TokenizerKind kind) noexcept : length_weighted_(kind == TokenizerKind::kMixed) {}
@@ -219,24 +232,29 @@ public:
             function_words_.add(function_word);
             return;
         }
-        const uint64_t hash = feature_hash(feature, length);
-        // only a mixed text is weighed by length, so only it needs them
-        if (length_weighted_ && votes_.features() < kBoostTo) first_hashes_[votes_.features()] = hash;
-        votes_.add(hash);
+        hashes_[kept_] = feature_hash(feature, length);
+        if (++kept_ == kBoostTo) count_kept();
     }
-    uint64_t features() const noexcept { return votes_.features() + function_words_.occurrences(); }
+    uint64_t features() const noexcept { return votes_.features() + kept_ + function_words_.occurrences(); }
     uint64_t fingerprint() noexcept { return fingerprint(nullptr); }
     // With a tsvector's votes added too (the trigger's sources), when also is not null.
     uint64_t fingerprint(const IntegerVotes* also) noexcept;
 
 private:
-    UnitVotes votes_;
+    // Adds the kept hashes to votes_ and empties the array.
+    void count_kept() noexcept {
+        votes_.add_all(hashes_, kept_);
+        kept_ = 0;
+    }
+
+    UnitVotes votes_;  // the votes of the hashes counted so far
     FunctionWordTally function_words_;
     bool length_weighted_;
-    // The hashes of a mixed text's first kBoostTo features other than
-    // function words, which is every one whenever their weights are not
-    // their counts.
-    uint64_t first_hashes_[kBoostTo];
+    // The hashes of the features other than function words since the last
+    // count_kept(): every one of a text with fewer than kBoostTo, which are
+    // the texts whose weights may not be their counts.
+    uint32_t kept_ = 0;
+    uint64_t hashes_[kBoostTo];
 };
 
 struct TextFingerprint {

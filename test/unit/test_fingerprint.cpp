@@ -198,10 +198,11 @@ TEST(Fingerprint, RepeatedWordsOutweighTheirCountInTheRamp) {
 
 // Up to 50 and from 2,500 features other than function words, a mixed text
 // weighs each occurrence 1 as version 5 did, ties included: the fingerprint
-// is the integer votes' (UnitVotes) with the function words added.
+// is the integer votes' (UnitVotes) with the function words added.  (A text
+// keeps 2,500 hashes at a time: 5,000 and 5,001 count two full arrays.)
 TEST(Fingerprint, PlainCountsOutsideTheRamp) {
     std::mt19937_64 rng(11);
-    for (const int words : {1, 2, 7, 50, 2500, 2501, 4000}) {
+    for (const int words : {1, 2, 7, 50, 2499, 2500, 2501, 4000, 5000, 5001}) {
         for (int trial = 0; trial < 20; ++trial) {
             const std::string text = random_words(rng, words, trial % 2);
             simhash::UnitVotes unit;
@@ -293,6 +294,59 @@ TEST(Fingerprint, UnitVoteSumsAreExactCounts) {
             unit.sums(sums);
             ASSERT_EQ(unit.features(), uint64_t(n));
             for (int i = 0; i < 64; ++i) ASSERT_EQ(sums[i], double(2 * ones[i] - n)) << n << " bit " << i;
+        }
+    }
+}
+
+// count_ones() (SSE2 on x86-64) and count_ones_portable() (every other
+// machine) give each bit's plain count and the sum of tie_mix(), across the
+// byte lanes' 255-hash blocks, and add to counts already there.
+TEST(Fingerprint, BitCountersCountEveryBit) {
+    std::mt19937_64 rng(18);
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{254}, size_t{255}, size_t{256}, size_t{510},
+                           size_t{511}, size_t{2499}, size_t{5000}}) {
+        for (const int mode : {0, 1}) {  // random bits; every bit set, which fills each lane to 255
+            std::vector<uint64_t> hashes(n);
+            for (uint64_t& h : hashes) h = mode == 0 ? rng() : ~uint64_t{0};
+            uint64_t expected[64], simd[64], portable[64];
+            uint64_t expected_tie = 0;
+            for (int b = 0; b < 64; ++b) expected[b] = simd[b] = portable[b] = uint64_t(b) * 1000;  // counts before
+            for (const uint64_t h : hashes) {
+                for (int b = 0; b < 64; ++b) expected[b] += (h >> b) & 1;
+                expected_tie += simhash::tie_mix(h);
+            }
+            EXPECT_EQ(simhash::detail::count_ones(hashes.data(), n, simd), expected_tie) << n;
+            EXPECT_EQ(simhash::detail::count_ones_portable(hashes.data(), n, portable), expected_tie) << n;
+            for (int b = 0; b < 64; ++b) {
+                ASSERT_EQ(simd[b], expected[b]) << n << " bit " << b;
+                ASSERT_EQ(portable[b], expected[b]) << n << " bit " << b;
+            }
+        }
+    }
+}
+
+// add_all() counts as add() of each hash would, also after add() left
+// votes in the byte lanes.
+TEST(Fingerprint, AddAllCountsAsAddDoes) {
+    std::mt19937_64 rng(19);
+    for (const int before : {0, 1, 254, 300}) {
+        for (const int n : {0, 1, 255, 1000}) {
+            simhash::UnitVotes one_by_one, in_bulk;
+            for (int i = 0; i < before; ++i) {
+                const uint64_t h = rng() & rng();
+                one_by_one.add(h);
+                in_bulk.add(h);
+            }
+            std::vector<uint64_t> hashes(static_cast<size_t>(n));
+            for (uint64_t& h : hashes) h = rng() | rng();
+            for (const uint64_t h : hashes) one_by_one.add(h);
+            in_bulk.add_all(hashes.data(), hashes.size());
+            double sums_one[64], sums_bulk[64];
+            one_by_one.sums(sums_one);
+            in_bulk.sums(sums_bulk);
+            EXPECT_EQ(in_bulk.features(), one_by_one.features());
+            EXPECT_EQ(in_bulk.tie_break(), one_by_one.tie_break());
+            for (int b = 0; b < 64; ++b) ASSERT_EQ(sums_bulk[b], sums_one[b]) << before << " + " << n << " bit " << b;
         }
     }
 }
