@@ -20,14 +20,6 @@ uint64_t feature_hash(const char* feature, size_t length) noexcept {
     return XXH3_64bits_withSeed(feature, length, 0);
 }
 
-void UnitVotes::flush() noexcept {
-    for (int j = 0; j < 8; ++j) {
-        for (int k = 0; k < 8; ++k) ones_[8 * j + k] += (lanes_[j] >> (8 * k)) & 0xFF;
-        lanes_[j] = 0;
-    }
-    pending_ = 0;
-}
-
 // Counting the bits of many hashes
 // -------------------------------
 // count_ones() adds to ones[b], for each bit b, how many of hashes[0..n)
@@ -105,8 +97,7 @@ void UnitVotes::add_all(const uint64_t* hashes, size_t n) noexcept {
     features_ += n;
 }
 
-uint64_t UnitVotes::fingerprint() noexcept {
-    flush();
+uint64_t UnitVotes::fingerprint() const noexcept {
     uint64_t fp = 0;
     for (int i = 0; i < 64; ++i) {
         const uint64_t bit = uint64_t{1} << i;
@@ -126,12 +117,11 @@ static uint64_t signs(const Sum sums[64], uint64_t tie_break) noexcept {
     return fp;
 }
 
-void UnitVotes::sums(double out[64]) noexcept {
-    flush();
+void UnitVotes::sums(double out[64]) const noexcept {
     for (int i = 0; i < 64; ++i) out[i] = 2 * double(ones_[i]) - double(features_);
 }
 
-uint64_t UnitVotes::fingerprint(const FunctionWordTally& function_words) noexcept {
+uint64_t UnitVotes::fingerprint(const FunctionWordTally& function_words) const noexcept {
     if (function_words.occurrences() == 0) return fingerprint();
     double sums[64];
     this->sums(sums);

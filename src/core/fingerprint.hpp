@@ -96,43 +96,22 @@ uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]
 }  // namespace detail
 
 // Votes of features that all weigh the same (one vote per occurrence, which is
-// term-frequency weighting).  add() counts bits eight at a time in byte
-// lanes; add_all() counts an array of hashes with SIMD (detail::count_ones),
-// which is how simhash(text) counts (TextVotes).
+// term-frequency weighting), counted by detail::count_ones.
 class UnitVotes {
 public:
-    // Inline and unrolled: it runs once per feature.
-    void add(uint64_t hash) noexcept {
-        lanes_[0] += detail::kSpread.entry[hash & 0xFF];
-        lanes_[1] += detail::kSpread.entry[(hash >> 8) & 0xFF];
-        lanes_[2] += detail::kSpread.entry[(hash >> 16) & 0xFF];
-        lanes_[3] += detail::kSpread.entry[(hash >> 24) & 0xFF];
-        lanes_[4] += detail::kSpread.entry[(hash >> 32) & 0xFF];
-        lanes_[5] += detail::kSpread.entry[(hash >> 40) & 0xFF];
-        lanes_[6] += detail::kSpread.entry[(hash >> 48) & 0xFF];
-        lanes_[7] += detail::kSpread.entry[hash >> 56];
-        ++features_;
-        tie_break_ += tie_mix(hash);
-        if (++pending_ == kFlushEvery) flush();
-    }
-    // add() of each of hashes[0..n).
+    void add(uint64_t hash) noexcept { add_all(&hash, 1); }
+    // add() of each of hashes[0..n): the way to count many.
     void add_all(const uint64_t* hashes, size_t n) noexcept;
     uint64_t features() const noexcept { return features_; }
     uint64_t tie_break() const noexcept { return tie_break_; }
-    uint64_t fingerprint() noexcept;
+    uint64_t fingerprint() const noexcept;
     // With the function words' votes (mixed tokenizer) added.
-    uint64_t fingerprint(const class FunctionWordTally& function_words) noexcept;
+    uint64_t fingerprint(const class FunctionWordTally& function_words) const noexcept;
     // Each bit's sum of +1 and -1 votes (exact: they are integers).
-    void sums(double out[64]) noexcept;
+    void sums(double out[64]) const noexcept;
 
 private:
-    // A byte lane overflows after 255 additions.
-    static constexpr uint32_t kFlushEvery = 255;
-
-    void flush() noexcept;
-    uint64_t lanes_[8] = {};  // byte k of lanes_[j] counts ones of bit 8*j+k since the last flush
-    uint32_t pending_ = 0;
-    uint64_t ones_[64] = {};
+    uint64_t ones_[64] = {};  // how many of the hashes have each bit set
     uint64_t features_ = 0;
     uint64_t tie_break_ = 0;
 };

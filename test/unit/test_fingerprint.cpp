@@ -254,7 +254,7 @@ TEST(Fingerprint, VoteCountersAgree) {
         simhash::UnitVotes unit;
         simhash::IntegerVotes integer;
         simhash::RealVotes real;
-        int count = 1 + int(rng() % 2000);  // crosses the 255-vote lane flush
+        int count = 1 + int(rng() % 2000);
         for (int i = 0; i < count; ++i) {
             uint64_t h = rng() & rng();  // biased bits, so sums are not all near zero
             unit.add(h);
@@ -268,9 +268,8 @@ TEST(Fingerprint, VoteCountersAgree) {
     }
 }
 
-// UnitVotes counts in byte lanes (fingerprint.hpp): its sums are the plain
-// counts at any number of hashes, across the lanes' flush every 255 hashes,
-// and also when read in the middle of a text and added to after.
+// UnitVotes's sums are the plain counts at any number of hashes added one
+// at a time, and also when read in the middle of a text and added to after.
 TEST(Fingerprint, UnitVoteSumsAreExactCounts) {
     std::mt19937_64 rng(16);
     std::vector<int> sizes;
@@ -325,8 +324,8 @@ TEST(Fingerprint, BitCountersCountEveryBit) {
     }
 }
 
-// add_all() counts as add() of each hash would, also after add() left
-// votes in the byte lanes.
+// add_all() of many hashes counts as add() of each would, also after
+// other votes.
 TEST(Fingerprint, AddAllCountsAsAddDoes) {
     std::mt19937_64 rng(19);
     for (const int before : {0, 1, 254, 300}) {
