@@ -136,6 +136,11 @@ SELECT simhash(''::tsvector) IS NULL AS empty_tsvector;
 -- Arrays of features: weight 1 each, or explicit weights.
 SELECT simhash(ARRAY['hello', 'world']) = simhash('Hello, world'::text) AS same_features;
 SELECT simhash(ARRAY['x', 'y', 'x']) = simhash(ARRAY['x', 'y'], ARRAY[2.0, 1.0]) AS tf_equals_weight;
+-- simhash(text[]) counts its features 256 at a time; on either side of that
+-- it equals the weighted form with every weight 1.
+SELECT n, simhash(f) = simhash(f, array_fill(1.0::float8, ARRAY[n])) AS same_as_weights_of_1
+  FROM (SELECT n, (SELECT array_agg('word' || (i * 37 % 1009)) FROM generate_series(1, n) i) AS f
+          FROM unnest(ARRAY[1, 255, 256, 257, 300, 512, 1000]) n) s;
 SELECT simhash(ARRAY['a', 'b'], ARRAY[1.0, 0.0]) = simhash(ARRAY['a']) AS zero_weight_is_no_feature;
 -- A negative weight votes for the complement: here a's -1 outweighs b's 0.5 on every bit.
 SELECT simhash(ARRAY['a', 'b'], ARRAY[-1.0, 0.5])::bigint = ~simhash(ARRAY['a'])::bigint AS negative_weight_votes_against;
