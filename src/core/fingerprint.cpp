@@ -37,9 +37,21 @@ uint64_t feature_hash(const char* feature, size_t length) noexcept {
 // and 8: bits 1 and 8 are counted.
 //
 // Elsewhere (count_ones_portable) each of 8 64-bit words counts one byte
-// of the hash in its 8 byte lanes, through a table (detail::kSpread): 8
+// of the hash in its 8 byte lanes, through a table (kSpread): 8
 // loads and 8 additions a hash.
 namespace detail {
+
+namespace {
+// entry[b] has byte k set to bit k of b: adding it counts eight bits at once.
+struct SpreadTable {
+    uint64_t entry[256];
+    constexpr SpreadTable() : entry() {
+        for (int b = 0; b < 256; ++b)
+            for (int k = 0; k < 8; ++k) entry[b] |= uint64_t((b >> k) & 1) << (8 * k);
+    }
+};
+constexpr SpreadTable kSpread{};
+}  // namespace
 
 uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept {
     uint64_t tie_break = 0;

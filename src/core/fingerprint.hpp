@@ -77,16 +77,6 @@ double repeat_boost_exponent(uint64_t occurrences) noexcept;
 double boosted_weight(uint64_t tf, double exponent) noexcept;
 
 namespace detail {
-// entry[b] has byte k set to bit k of b: adding it counts eight bits at once.
-struct SpreadTable {
-    uint64_t entry[256];
-    constexpr SpreadTable() : entry() {
-        for (int b = 0; b < 256; ++b)
-            for (int k = 0; k < 8; ++k) entry[b] |= uint64_t((b >> k) & 1) << (8 * k);
-    }
-};
-inline constexpr SpreadTable kSpread{};
-
 // Adds to ones[b], for each bit b, how many of hashes[0..n) have bit b
 // set; returns the wrapping sum of their tie_mix() (fingerprint.cpp,
 // "Counting the bits of many hashes").
