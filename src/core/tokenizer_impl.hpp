@@ -39,13 +39,30 @@ inline char32_t decode_utf8_3(const unsigned char* p) noexcept {
     return (char32_t(p[0] & 0x0F) << 12) | (char32_t(p[1] & 0x3F) << 6) | char32_t(p[2] & 0x3F);
 }
 
+// The length of the well-formed 2- or 3-byte UTF-8 sequence at p (a code
+// point of U+0080..U+FFFF other than a surrogate), or 0 for anything else:
+// ASCII, 4 bytes, or malformed, which decode_utf8() takes.
+inline int bmp_sequence_length(const unsigned char* p, const unsigned char* end) noexcept {
+    const unsigned char b0 = p[0];
+    if (b0 >= 0xC2 && b0 <= 0xDF) return end - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (b0 < 0xE0 || b0 > 0xEF || end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+    if ((b0 == 0xE0 && p[1] < 0xA0) || (b0 == 0xED && p[1] >= 0xA0)) return 0;  // overlong, or a surrogate
+    return 3;
+}
+
+// The code point of a sequence that bmp_sequence_length() measured as length.
+inline char32_t decode_bmp(const unsigned char* p, int length) noexcept {
+    return length == 2 ? (char32_t(p[0] & 0x1F) << 6) | char32_t(p[1] & 0x3F) : decode_utf8_3(p);
+}
+
 }  // namespace detail
 
 namespace detail {
 
 // tokenize() with its fast paths (the mixed tokenizer's ASCII words and
-// common Han characters taken straight from the text) or without them, to
-// test that they change nothing.
+// common Han characters taken straight from the text; the other characters
+// of the BMP looked up in BmpProperties, and the words they make up copied
+// in one loop) or without them, to test that they change nothing.
 template <bool kFastPaths, class Sink, class Tick>
 void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink,
                    Tick&& tick) {
@@ -109,6 +126,7 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
         ring.push(out);
     };
 
+    const BmpProperties& bmp = bmp_properties();
     while (p < end) {
         if (p >= next_tick) {
             tick();
@@ -131,7 +149,10 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
         DecodedChar ch;
         char32_t folded;
         CharClass cls;
-        bool ideograph = false;  // asked for by mixed 1 only
+        bool common_han = false;       // U+4E00..U+9FFF: no folding, always an ideograph
+        bool ideograph_known = false;  // ideograph is the answer to is_ideograph(folded)
+        bool ideograph = false;        // asked for by mixed 1 only
+        int bmp_length;
         if (*p < 0x80) {
             ch = {*p, 1, true};
             folded = static_cast<unsigned char>(kAscii.fold[*p]);
@@ -140,7 +161,15 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
             ch = {detail::decode_utf8_3(p), 3, true};
             folded = ch.code;
             cls = CharClass::kCjk;
-            ideograph = true;
+            common_han = ideograph_known = ideograph = true;
+        } else if (kFastPaths && (bmp_length = detail::bmp_sequence_length(p, end)) != 0) {
+            // the rest of the BMP: one table load (unicode.hpp, BmpProperties)
+            ch = {detail::decode_bmp(p, bmp_length), uint8_t(bmp_length), true};
+            const uint8_t props = bmp.of[ch.code];
+            cls = CharClass(props & BmpProperties::kClass);
+            folded = (props & BmpProperties::kFolds) != 0 ? fold_case(ch.code) : ch.code;
+            ideograph_known = true;
+            ideograph = (props & BmpProperties::kIdeograph) != 0;
         } else {
             ch = decode_utf8(p, end);
             folded = ch.valid ? fold_case(ch.code) : 0xFFFD;
@@ -160,13 +189,27 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
             }
         };
 
-        // The rest of an ASCII word, in one tight loop: most words of most text.
-        // Local cursors: a char store could otherwise alias p and out, forcing reloads.
-        // It stops at the next tick too; the word goes on in the next character.
-        auto append_ascii_word_tail = [&]() {
+        // The rest of a word, in one tight loop: ASCII, and (fast paths)
+        // 2- and 3-byte word characters that folding leaves as they are,
+        // copied as they are.  The general loop takes anything else: a
+        // capital outside ASCII, an ignorable character, the word's end.
+        // Local cursors: a char store could otherwise alias p and out,
+        // forcing reloads.  It stops at the next tick too; the word goes on
+        // in the next character.
+        auto append_word_tail = [&]() {
             const unsigned char* in = p;
             char* dst = scratch + out;
-            while (in < next_tick && *in < 0x80 && kAscii.cls[*in] == CharClass::kWord) *dst++ = kAscii.fold[*in++];
+            while (in < next_tick) {
+                if (*in < 0x80) {
+                    if (kAscii.cls[*in] != CharClass::kWord) break;
+                    *dst++ = kAscii.fold[*in++];
+                    continue;
+                }
+                if constexpr (!kFastPaths) break;
+                const int length = detail::bmp_sequence_length(in, end);
+                if (length == 0 || bmp.of[detail::decode_bmp(in, length)] != uint8_t(CharClass::kWord)) break;
+                for (int i = 0; i < length; ++i) *dst++ = static_cast<char>(*in++);
+            }
             p = in;
             out = size_t(dst - scratch);
         };
@@ -177,7 +220,7 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
                     if (!in_word) begin_token();
                     in_word = true;
                     append();
-                    append_ascii_word_tail();
+                    append_word_tail();
                     continue;
                 }
                 if (in_word) unit_done();
@@ -203,11 +246,11 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
                 if (cls == CharClass::kCjk) {
                     if (in_word) word_done();
                     in_word = false;
-                    if (single_ideographs && (ideograph || is_ideograph(folded))) {
+                    if (single_ideographs && (ideograph_known ? ideograph : is_ideograph(folded))) {
                         close_run();  // a run of kana before it
                         out = 0;
                         if constexpr (kFastPaths) {
-                            if (ideograph) {
+                            if (common_han) {
                                 // A common Han character needs no folding: it and those right
                                 // after it are features straight from the text.
                                 emit(reinterpret_cast<const char*>(char_bytes), 3);
@@ -234,7 +277,7 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
                 if (cls == CharClass::kWord) {
                     in_word = true;
                     append();
-                    append_ascii_word_tail();
+                    append_word_tail();
                     continue;
                 }
                 if (in_word) word_done();

@@ -142,4 +142,32 @@ bool is_ideograph(char32_t c) noexcept {
            || in(c, 0x20000, 0x3FFFF);  // extensions B and later
 }
 
+// Classes first, from the runs of the class table; then each code point
+// that folding changes (the folding runs, ASCII capitals, fullwidth ASCII
+// and U+0130: every case fold_case() does not return unchanged) takes the
+// properties of its folding.  Folding is idempotent, so no folding's
+// target is itself changed here.
+BmpProperties::BmpProperties() noexcept : of() {
+    for (char32_t c = 0; c < 0x80; ++c) of[c] = uint8_t(classify(c));
+    for (const Range& r : kRanges) {
+        if (r.lo > 0xFFFF) break;
+        for (char32_t c = r.lo; c <= r.hi && c <= 0xFFFF; ++c)
+            of[c] = uint8_t(uint8_t(r.cls) | (r.cls == C && is_ideograph(c) ? kIdeograph : 0));
+    }
+    auto take_folding = [this](char32_t c) {
+        const char32_t f = fold_case(c);
+        if (f == c) return;
+        const uint8_t target = f <= 0xFFFF ? of[f]
+                                           : uint8_t(uint8_t(classify(f)) | (is_ideograph(f) ? kIdeograph : 0));
+        of[c] = uint8_t(target | kFolds);
+    };
+    for (char32_t c = 'A'; c <= 'Z'; ++c) take_folding(c);
+    for (const FoldRun& r : kFoldRuns) {
+        if (r.first > 0xFFFF) break;
+        for (char32_t c = r.first; c <= r.last && c <= 0xFFFF; c += r.stride) take_folding(c);
+    }
+    for (char32_t c = 0xFF01; c <= 0xFF5E; ++c) take_folding(c);
+    take_folding(0x130);
+}
+
 }  // namespace simhash

@@ -232,6 +232,49 @@ TEST(Unicode, CommonHanFastPathMatchesTheGeneralDecoder) {
     EXPECT_FALSE(simhash::detail::is_common_han(bad, bad + 3));
 }
 
+// BmpProperties, the tokenizer's table for the BMP, says for every code
+// point what classify(), fold_case() and is_ideograph() say.
+TEST(Unicode, BmpPropertiesAgreeWithTheGeneralFunctions) {
+    const simhash::BmpProperties& table = simhash::bmp_properties();
+    size_t folding = 0, ideographs = 0;
+    for (char32_t c = 0; c <= 0xFFFF; ++c) {
+        if (c >= 0xD800 && c <= 0xDFFF) continue;  // never decoded
+        const char32_t folded = simhash::fold_case(c);
+        const uint8_t props = table.of[c];
+        ASSERT_EQ(simhash::CharClass(props & simhash::BmpProperties::kClass), simhash::classify(folded))
+            << std::hex << "U+" << uint32_t(c);
+        ASSERT_EQ((props & simhash::BmpProperties::kFolds) != 0, folded != c) << std::hex << "U+" << uint32_t(c);
+        ASSERT_EQ((props & simhash::BmpProperties::kIdeograph) != 0, simhash::is_ideograph(folded))
+            << std::hex << "U+" << uint32_t(c);
+        ASSERT_EQ(props & ~(simhash::BmpProperties::kClass | simhash::BmpProperties::kFolds |
+                            simhash::BmpProperties::kIdeograph),
+                  0) << std::hex << "U+" << uint32_t(c);
+        folding += folded != c;
+        ideographs += (props & simhash::BmpProperties::kIdeograph) != 0;
+    }
+    EXPECT_GT(folding, 1000u);      // capitals of many scripts, fullwidth ASCII
+    EXPECT_GT(ideographs, 27000u);  // U+4E00..U+9FFF, extension A, compatibility forms
+}
+
+// The tokenizer's test for a 2- or 3-byte sequence takes exactly the
+// well-formed ones that decode_utf8() takes, and decodes them alike.
+TEST(Unicode, BmpSequencesMatchTheGeneralDecoder) {
+    for (uint32_t b0 = 0x80; b0 <= 0xFF; ++b0)
+        for (uint32_t b1 = 0; b1 <= 0xFF; ++b1)
+            for (const uint32_t b2 : {0x00u, 0x41u, 0x80u, 0x9Fu, 0xA0u, 0xBFu, 0xC0u, 0xFFu}) {
+                const unsigned char bytes[3] = {uint8_t(b0), uint8_t(b1), uint8_t(b2)};
+                for (size_t available = 1; available <= 3; ++available) {
+                    const int length = simhash::detail::bmp_sequence_length(bytes, bytes + available);
+                    const simhash::DecodedChar general = simhash::decode_utf8(bytes, bytes + available);
+                    const bool bmp = general.valid && general.length >= 2 && general.length <= 3;
+                    ASSERT_EQ(length, bmp ? general.length : 0) << std::hex << b0 << " " << b1 << " " << b2;
+                    if (bmp) {
+                        ASSERT_EQ(simhash::detail::decode_bmp(bytes, length), general.code);
+                    }
+                }
+            }
+}
+
 // A soft hyphen or a zero-width no-break space inside a word is invisible
 // and must not split it (they used to).
 TEST(Tokenizer, SoftHyphenAndZeroWidthNoBreakSpaceDoNotSplitWords) {
@@ -514,7 +557,10 @@ TEST(Tokenizer, FastPathsMatchThePlainPath) {
         "the", "The", "THE", "of", "and", "ourselves", "Yourselves", "themselves", "between",
         "é", "É", "ß", "\xC2\xAD" /* soft hyphen */, "\xE2\x80\x8D" /* ZWJ */, "\xEF\xBB\xBF" /* U+FEFF */,
         "中", "文", "\xE4\xB8\x80" /* U+4E00 */, "\xE9\xBF\xBF" /* U+9FFF */, "\xE3\x81\x8B" /* か */,
-        "\xE3\x80\x82" /* 。 */, "😀", "Ａ" /* fullwidth */, "\xFF", "\x80", "\xE4\xB8" /* cut Han */, "\x7F"};
+        "\xE3\x80\x82" /* 。 */, "😀", "Ａ" /* fullwidth */, "\xFF", "\x80", "\xE4\xB8" /* cut Han */, "\x7F",
+        "слово", "Слово", "ΣΟΦΙΑ", "한국어", "ひらがな", "カタカナ", "हिन्दी", "\xE3\x90\x80" /* U+3400 */,
+        "\xEF\xA4\x80" /* U+F900 */, "\xE0\x80\x80" /* overlong */, "\xED\xA0\x80" /* surrogate */,
+        "\xD0" /* cut Cyrillic */, "\xE2\x80" /* cut 3 bytes */, "İ", "ǅ", "\xF0\x9D\x90\x80" /* U+1D400 */};
     std::mt19937_64 rng(35);
     for (int trial = 0; trial < 1000; ++trial) {
         std::string text;
@@ -544,6 +590,30 @@ TEST(Tokenizer, FastPathsMatchThePlainPath) {
                 expect_fast_paths_change_nothing(std::string(before, '.') + word + after);
                 expect_fast_paths_change_nothing(std::string(before, 'a') + " " + word + "中文" + after);
             }
+}
+
+// Words of other scripts, which the fast paths read through BmpProperties
+// and copy in one loop: letters of 2 and 3 bytes, with capitals (which the
+// loop leaves to the general one), combining marks, ignorables, ASCII, and
+// separators of every kind between and inside them, at every length.
+TEST(Tokenizer, NonAsciiWordsMatchThePlainPath) {
+    const std::vector<std::string> letters = {
+        "а", "я", "ё", "Ж", "Ё", "і", "Ї", "ß", "é", "É", "ω", "Ω", "ς", "ա", "Ա", "ა", "Ა", "ℵ", "ﬀ",
+        "가", "힣", "ᄀ", "क", "ि", "्", "ก", "ั", "ա", "\xCC\x81" /* combining acute */, "a", "Z", "7", "İ"};
+    const std::vector<std::string> between = {
+        " ", "\xC2\xAD" /* soft hyphen */, "\xE2\x80\x8D" /* ZWJ */, "\xC2\xA0" /* no-break space */,
+        "\xE2\x80\x94" /* em dash */, "、", "。", "中", "か", "😀", "\xD0", "\xE0\xA4", "\xFF", ","};
+    std::mt19937_64 rng(36);
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::string text;
+        const int words = int(rng() % 12);
+        for (int w = 0; w < words; ++w) {
+            const size_t length = rng() % 4 == 0 ? 1 + rng() % 40 : 1 + rng() % 8;
+            for (size_t k = 0; k < length; ++k) text += letters[rng() % letters.size()];
+            text += between[rng() % between.size()];
+        }
+        expect_fast_paths_change_nothing(text);
+    }
 }
 
 // The 64-byte blocks of the ASCII fast path (tokenizer_ascii.hpp): texts of
