@@ -1,5 +1,7 @@
 #include "fingerprint.hpp"
 
+#include "count_ones.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cmath>
@@ -10,99 +12,11 @@
 #endif
 #include <xxhash.h>
 
-#if defined(__SSE2__)
-#include <emmintrin.h>
-#endif
-
 namespace simhash {
 
 uint64_t feature_hash(const char* feature, size_t length) noexcept {
     return XXH3_64bits_withSeed(feature, length, 0);
 }
-
-// Counting the bits of many hashes
-// -------------------------------
-// count_ones() adds to ones[b], for each bit b, how many of hashes[0..n)
-// have bit b set, and returns the sum of their tie_mix() (wrapping).  Byte
-// lanes count the bits, 255 hashes at a time (a lane holds 255), and are
-// then added to ones[].
-//
-// With SSE2, which every x86-64 has (so no choice at run time), each hash's
-// bytes are spread over 64 byte lanes, one bit to a lane, which a
-// comparison with the lane's bit turns into 0xFF (-1) or 0; subtracting that
-// counts the bit: some 20 register operations a hash.  Worked example, the
-// hash 0x0102: byte 0 is 0x02 and byte 1 is 0x01, copied to lanes 0-7 and
-// 8-15 of the first vector; ANDed with 01 02 04 08 10 20 40 80 01 02 ...
-// they give 00 02 00 .. 00 | 01 00 .., equal to the lane's bit in lanes 1
-// and 8: bits 1 and 8 are counted.
-//
-// Elsewhere (count_ones_portable) each of 8 64-bit words counts one byte
-// of the hash in its 8 byte lanes, through a table (kSpread): 8
-// loads and 8 additions a hash.
-namespace detail {
-
-namespace {
-// entry[b] has byte k set to bit k of b: adding it counts eight bits at once.
-struct SpreadTable {
-    uint64_t entry[256];
-    constexpr SpreadTable() : entry() {
-        for (int b = 0; b < 256; ++b)
-            for (int k = 0; k < 8; ++k) entry[b] |= uint64_t((b >> k) & 1) << (8 * k);
-    }
-};
-constexpr SpreadTable kSpread{};
-}  // namespace
-
-uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept {
-    uint64_t tie_break = 0;
-    while (n > 0) {
-        const size_t block = n < 255 ? n : 255;
-        uint64_t lanes[8] = {};  // byte k of lanes[j] counts bit 8j + k
-        for (size_t i = 0; i < block; ++i) {
-            for (int j = 0; j < 8; ++j) lanes[j] += kSpread.entry[(hashes[i] >> (8 * j)) & 0xFF];
-            tie_break += tie_mix(hashes[i]);
-        }
-        for (int j = 0; j < 8; ++j)
-            for (int k = 0; k < 8; ++k) ones[8 * j + k] += (lanes[j] >> (8 * k)) & 0xFF;
-        hashes += block;
-        n -= block;
-    }
-    return tie_break;
-}
-
-uint64_t count_ones(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept {
-#if defined(__SSE2__)
-    const __m128i bit = _mm_set1_epi64x(int64_t(0x8040201008040201ULL));  // lane k: 1 << (k % 8)
-    uint64_t tie_break = 0;
-    while (n > 0) {
-        const size_t block = n < 255 ? n : 255;
-        __m128i lanes[4] = {_mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128(), _mm_setzero_si128()};
-        for (size_t i = 0; i < block; ++i) {
-            const __m128i bytes = _mm_loadl_epi64(reinterpret_cast<const __m128i*>(hashes + i));
-            const __m128i twice = _mm_unpacklo_epi8(bytes, bytes);  // byte j of the hash in lanes 2j, 2j + 1
-            const __m128i low = _mm_unpacklo_epi16(twice, twice), high = _mm_unpackhi_epi16(twice, twice);
-            // lanes[q]'s lane k: bit k % 8 of hash byte 2q + k / 8, that is bit 16q + k
-            const __m128i spread[4] = {_mm_unpacklo_epi32(low, low), _mm_unpackhi_epi32(low, low),
-                                       _mm_unpacklo_epi32(high, high), _mm_unpackhi_epi32(high, high)};
-            for (int q = 0; q < 4; ++q)
-                lanes[q] = _mm_sub_epi8(lanes[q], _mm_cmpeq_epi8(_mm_and_si128(spread[q], bit), bit));
-            tie_break += tie_mix(hashes[i]);
-        }
-        for (int q = 0; q < 4; ++q) {
-            uint8_t counts[16];
-            _mm_storeu_si128(reinterpret_cast<__m128i*>(counts), lanes[q]);
-            for (int k = 0; k < 16; ++k) ones[16 * q + k] += counts[k];
-        }
-        hashes += block;
-        n -= block;
-    }
-    return tie_break;
-#else
-    return count_ones_portable(hashes, n, ones);
-#endif
-}
-
-}  // namespace detail
 
 void UnitVotes::add_all(const uint64_t* hashes, size_t n) noexcept {
     tie_break_ += detail::count_ones(hashes, n, ones_);

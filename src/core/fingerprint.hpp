@@ -76,17 +76,8 @@ double repeat_boost_exponent(uint64_t occurrences) noexcept;
 // tf * min(tf, kBoostCountCap)^exponent, in double precision with C's pow.
 double boosted_weight(uint64_t tf, double exponent) noexcept;
 
-namespace detail {
-// Adds to ones[b], for each bit b, how many of hashes[0..n) have bit b
-// set; returns the wrapping sum of their tie_mix() (fingerprint.cpp,
-// "Counting the bits of many hashes").
-uint64_t count_ones(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
-// The same without SIMD: what count_ones() runs where there is no SSE2.
-uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
-}  // namespace detail
-
 // Votes of features that all weigh the same (one vote per occurrence, which is
-// term-frequency weighting), counted by detail::count_ones.
+// term-frequency weighting), counted by detail::count_ones (count_ones.hpp).
 class UnitVotes {
 public:
     void add(uint64_t hash) noexcept { add_all(&hash, 1); }

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "features.hpp"
+#include "count_ones.hpp"
 #include "fingerprint.hpp"
 #include "hamming.hpp"
 
@@ -297,31 +298,51 @@ TEST(Fingerprint, UnitVoteSumsAreExactCounts) {
     }
 }
 
-// count_ones() (SSE2 on x86-64) and count_ones_portable() (every other
-// machine) give each bit's plain count and the sum of tie_mix(), across the
+// Every version of count_ones() this machine can run, and count_ones()
+// itself, give each bit's plain count and the sum of tie_mix(), across the
 // byte lanes' 255-hash blocks, and add to counts already there.
 TEST(Fingerprint, BitCountersCountEveryBit) {
+    using CountOnes = uint64_t (*)(const uint64_t*, size_t, uint64_t*) noexcept;
+    std::vector<std::pair<std::string, CountOnes>> versions = {{"chosen", simhash::detail::count_ones},
+                                                               {"portable", simhash::detail::count_ones_portable}};
+#if defined(__x86_64__)
+    versions.emplace_back("sse2", simhash::detail::count_ones_sse2);
+    if (simhash::detail::count_ones_avx2_supported())
+        versions.emplace_back("avx2", simhash::detail::count_ones_avx2);
+    else
+        std::printf("count_ones_avx2 not tested: this CPU has no AVX2\n");
+#endif
     std::mt19937_64 rng(18);
     for (const size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{254}, size_t{255}, size_t{256}, size_t{510},
                            size_t{511}, size_t{2499}, size_t{5000}}) {
         for (const int mode : {0, 1}) {  // random bits; every bit set, which fills each lane to 255
             std::vector<uint64_t> hashes(n);
             for (uint64_t& h : hashes) h = mode == 0 ? rng() : ~uint64_t{0};
-            uint64_t expected[64], simd[64], portable[64];
+            uint64_t expected[64];
             uint64_t expected_tie = 0;
-            for (int b = 0; b < 64; ++b) expected[b] = simd[b] = portable[b] = uint64_t(b) * 1000;  // counts before
+            for (int b = 0; b < 64; ++b) expected[b] = uint64_t(b) * 1000;  // counts before
             for (const uint64_t h : hashes) {
                 for (int b = 0; b < 64; ++b) expected[b] += (h >> b) & 1;
                 expected_tie += simhash::tie_mix(h);
             }
-            EXPECT_EQ(simhash::detail::count_ones(hashes.data(), n, simd), expected_tie) << n;
-            EXPECT_EQ(simhash::detail::count_ones_portable(hashes.data(), n, portable), expected_tie) << n;
-            for (int b = 0; b < 64; ++b) {
-                ASSERT_EQ(simd[b], expected[b]) << n << " bit " << b;
-                ASSERT_EQ(portable[b], expected[b]) << n << " bit " << b;
+            for (const auto& [name, count_ones] : versions) {
+                uint64_t ones[64];
+                for (int b = 0; b < 64; ++b) ones[b] = uint64_t(b) * 1000;
+                EXPECT_EQ(count_ones(hashes.data(), n, ones), expected_tie) << name << " " << n;
+                for (int b = 0; b < 64; ++b) ASSERT_EQ(ones[b], expected[b]) << name << " " << n << " bit " << b;
             }
         }
     }
+}
+
+// count_ones() runs the fastest version the machine has.
+TEST(Fingerprint, BitCounterIsTheFastestThisMachineHas) {
+    const std::string version = simhash::detail::count_ones_version();
+#if defined(__x86_64__)
+    EXPECT_EQ(version, simhash::detail::count_ones_avx2_supported() ? "avx2" : "sse2");
+#else
+    EXPECT_EQ(version, "portable");
+#endif
 }
 
 // add_all() of many hashes counts as add() of each would, also after

@@ -1,0 +1,31 @@
+// Counting the bits of many hashes: the inner loop of simhash(text)'s votes
+// (UnitVotes, rule 5's groups).  count_ones.cpp explains how.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+
+namespace simhash {
+namespace detail {
+
+// Adds to ones[b], for each bit b, how many of hashes[0..n) have bit b
+// set; returns the wrapping sum of their tie_mix().  Runs the fastest of
+// the versions below that this machine has, chosen on the first call.
+uint64_t count_ones(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
+
+// The name of the version count_ones() runs: "avx2", "sse2" or "portable".
+const char* count_ones_version() noexcept;
+
+// The versions, each giving exactly the same counts.  Without SIMD, for
+// any machine:
+uint64_t count_ones_portable(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
+#if defined(__x86_64__)
+// SSE2, which every x86-64 has:
+uint64_t count_ones_sse2(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
+// AVX2, only where the CPU has it (count_ones_avx2_supported()):
+uint64_t count_ones_avx2(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
+bool count_ones_avx2_supported() noexcept;
+#endif
+
+}  // namespace detail
+}  // namespace simhash
