@@ -5,6 +5,8 @@
 # Chinese: man pages in zh_CN and zh_TW (package manpages-zh) and the
 # Chinese fortunes and poems of fortunes-zh (one row per entry).
 # Japanese: man pages of manpages-ja, when installed (test/eval installs it).
+# Russian and German: man pages of manpages-ru and manpages-de, when
+# installed (test/bench/fingerprint_bench.sh installs them).
 # Usage: corpus.pl [max documents per kind]   (0 or absent: all)
 use strict;
 use warnings;
@@ -75,6 +77,8 @@ man_pages('en', 'man', map { "/usr/share/man/man$_/*.gz" } 1 .. 8);
 man_pages('en', 'license', '/usr/share/common-licenses/*');
 man_pages('zh', 'man', '/usr/share/man/zh_CN/man*/*.gz', '/usr/share/man/zh_TW/man*/*.gz');
 man_pages('ja', 'man', '/usr/share/man/ja/man*/*.gz');
+man_pages('ru', 'man', '/usr/share/man/ru/man*/*.gz');
+man_pages('de', 'man', '/usr/share/man/de/man*/*.gz');
 
 for my $file (glob('/usr/share/games/fortunes/{chinese,song100,tang300}')) {
     my $text = read_file($file) // next;

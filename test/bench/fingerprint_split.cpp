@@ -21,6 +21,7 @@
 #include <string>
 #include <vector>
 
+#include "count_ones.hpp"
 #include "fingerprint.hpp"
 #include "tokenizer.hpp"
 
@@ -61,19 +62,23 @@ double median_ms(const std::vector<std::string>& texts, int rounds, Work&& work)
 
 int main(int argc, char** argv) {
     const int rounds = argc > 1 ? std::atoi(argv[1]) : 7;
-    std::vector<std::string> english, chinese;
+    // each language's texts, the languages in the order they come
+    std::vector<std::pair<std::string, std::vector<std::string>>> languages;
     std::string line;
     while (std::getline(std::cin, line)) {
         const size_t t1 = line.find('\t'), t2 = line.find('\t', t1 + 1), t3 = line.find('\t', t2 + 1);
         if (t3 == std::string::npos) continue;
         const std::string language = line.substr(0, t1);
-        if (language == "en") english.push_back(unescape(line.substr(t3 + 1)));
-        if (language == "zh") chinese.push_back(unescape(line.substr(t3 + 1)));
+        auto known = std::find_if(languages.begin(), languages.end(), [&](const auto& l) { return l.first == language; });
+        if (known == languages.end()) known = languages.emplace(languages.end(), language, std::vector<std::string>());
+        known->second.push_back(unescape(line.substr(t3 + 1)));
     }
+    std::printf("Votes counted by count_ones_%s (src/core/count_ones.cpp).\n\n", simhash::detail::count_ones_version());
     std::printf("| language | MB | features | tokenize ms | + hash ms | + votes ms | full ms | full MB/s |\n");
     std::printf("|---|---|---|---|---|---|---|---|\n");
     uint64_t keep = 0;  // every result feeds it, so that no stage is optimized away
-    for (const auto* texts : {&english, &chinese}) {
+    for (const auto& [language, texts_of_language] : languages) {
+        const std::vector<std::string>* texts = &texts_of_language;
         size_t bytes = 0, longest = 0;
         for (const std::string& text : *texts) {
             bytes += text.size();
@@ -117,7 +122,7 @@ int main(int argc, char** argv) {
                         .fingerprint;
         });
         const double mb = double(bytes) / 1048576.0;
-        std::printf("| %s | %.1f | %llu | %.1f | %.1f | %.1f | %.1f | %.0f |\n", texts == &english ? "en" : "zh", mb,
+        std::printf("| %s | %.1f | %llu | %.1f | %.1f | %.1f | %.1f | %.0f |\n", language.c_str(), mb,
                     static_cast<unsigned long long>(total_features), tokenize, hash, votes, full,
                     mb / (full / 1000.0));
     }

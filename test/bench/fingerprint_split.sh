@@ -8,7 +8,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 ROUNDS=${1:-7}
-bash scripts/install-deps.sh manpages-zh fortunes-zh
+bash scripts/install-deps.sh manpages-zh fortunes-zh manpages-ja manpages-ru manpages-de
 TMP=$(mktemp -d /tmp/simhash-split.XXXXXX)
 trap 'rm -rf "$TMP"' EXIT
 g++ -std=c++17 -O2 -DXXH_INLINE_ALL -Isrc/core -o "$TMP/split" test/bench/fingerprint_split.cpp src/core/*.cpp
