@@ -197,57 +197,62 @@ double boosted_weight(uint64_t tf, double exponent) noexcept {
     return double(tf) * std::pow(double(std::min(tf, kBoostCountCap)), exponent);
 }
 
-// The sums of a mixed text whose features' weights are not their counts,
-// from the hashes of its n features: each bit's sum of the integer votes
-// (every occurrence one vote), to which boosted_weight(tf) - tf times each
-// count tf >= 2 of the repeated features' integer tally is added in
-// increasing tf, every rounding after the exact integer tallies, so votes
-// that cancel exactly still tie.  Returns the tie-break votes, one per
-// occurrence.
+// Rule 5's extra weight
+// ---------------------
+// In a mixed text of 51 to 2,499 other features, a feature that occurs tf
+// times weighs boosted_weight(tf) instead of tf.  Its sums are the integer
+// sums of every occurrence voting once (UnitVotes, as when every feature
+// weighs its count), to which, for each count tf >= 2 in increasing order,
+// boosted_weight(tf) - tf times the integer tally of the features that
+// occur tf times is added: every rounding comes after the exact integer
+// sums, so votes that cancel exactly still tie, and the features that
+// occur once, most of them, add nothing.
 //
 // The counts come from an open-addressing table of the hashes, at most half
-// full.  Each insertion writes its key, appends its slot to the list of used
-// slots and adds one to its count, and the list grows only when the count
-// was 0: no branch on whether the key is new, which new and repeated
-// features make as good as random.  The distinct features are then grouped
-// by count: a counting sort for the counts below kSmallCounts, which are
-// nearly all of them, and std::sort for the few above.  (Sorting all the
-// hashes instead, by std::sort or by a radix sort, was no faster.)  Each
-// group's tally is counted once and serves both the integer sums (tf times
-// it) and the extra weight, so a feature that occurs tf times is counted
-// once, not tf times.
+// full.  Each insertion writes its key, adds one to its count and appends
+// its slot to the list of repeated features, which grows only when the
+// count has become 2: no branch on whether the key is new or repeated,
+// which the features make as good as random; the probe branches only on a
+// collision.  The repeated features are then grouped by count: a counting
+// sort for the counts below kSmallCounts, which are nearly all of them, and
+// std::sort for the few above.  (Sorting all the hashes instead, by
+// std::sort or by a radix sort, was no faster.)  Each group's tally is
+// counted once, so a feature that occurs tf times is counted once for its
+// extra weight, not tf times.
+//
+// Worked example: in "a b a c a b" (and enough other features to be in the
+// ramp) a occurs 3 times and b twice.  The integer sums count all six
+// occurrences; then b's tally is added (boosted_weight(2) - 2) times, and
+// a's (boosted_weight(3) - 3) times; c adds nothing more.
 namespace {
 struct Repeated {
     uint64_t count;
     uint64_t hash;
 };
 constexpr uint32_t kSmallCounts = 64;
-// Groups of distinct counts: counts c1 < c2 < ... < ck of features of a
-// text of fewer than kBoostTo sum to less than it, so k(k+1)/2 < kBoostTo.
-constexpr size_t kMaxGroups = 71;
-static_assert(kMaxGroups * (kMaxGroups + 1) / 2 >= kBoostTo, "room for every group");
 }  // namespace
 
-// Each bit's integer tally (ones minus zeros) of hashes [begin, end);
-// returns the sum of their tie_mix().
-static uint64_t tally_bits(const uint64_t* begin, const uint64_t* end, int32_t tally[64]) noexcept {
+// Each bit's integer tally (ones minus zeros) of hashes [begin, end).
+static void tally_bits(const uint64_t* begin, const uint64_t* end, int32_t tally[64]) noexcept {
     uint64_t ones[64] = {};
-    const uint64_t tie_break = detail::count_ones(begin, size_t(end - begin), ones);
+    detail::count_ones(begin, size_t(end - begin), ones);
     const int32_t n = int32_t(end - begin);
     for (int b = 0; b < 64; ++b) tally[b] = 2 * int32_t(ones[b]) - n;
-    return tie_break;
 }
 
-static uint64_t boosted_sums(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
+// Adds to sums the extra weight of the repeated features among the n
+// hashes of a text whose length exponent is exponent (see above).
+static void add_repeat_boost(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
     constexpr size_t kMaxSlots = 8192;  // a power of two at least 2 * kBoostTo
     static_assert(kMaxSlots >= 2 * kBoostTo, "the table stays at most half full");
     static_assert(kBoostTo <= UINT16_MAX, "a count fits in 16 bits");
+    constexpr size_t kMaxRepeated = kBoostTo / 2;  // n < kBoostTo hashes hold at most n / 2 repeated features
     size_t slots = 64;
     while (slots < 2 * n) slots *= 2;
     uint64_t keys[kMaxSlots];
-    uint16_t counts[kMaxSlots];  // 0: an empty slot
-    uint16_t used[kBoostTo];     // the slots in use, each once, so that only they are read back
-    size_t nused = 0;
+    uint16_t counts[kMaxSlots];            // 0: an empty slot
+    uint16_t repeated[kMaxRepeated + 1];   // the slots of the repeated features, each once (+1: the last write)
+    size_t nrepeated = 0;
     std::memset(counts, 0, slots * sizeof counts[0]);
     for (uint64_t i = 0; i < n; ++i) {
         size_t slot = size_t(hashes[i]) & (slots - 1);
@@ -256,24 +261,23 @@ static uint64_t boosted_sums(const uint64_t* hashes, uint64_t n, double exponent
         auto other_key = [&](size_t at) { return (keys[at] ^ hashes[i]) & (0 - uint64_t(counts[at] != 0)); };
         while (other_key(slot) != 0) slot = (slot + 1) & (slots - 1);
         keys[slot] = hashes[i];
-        used[nused] = uint16_t(slot);
-        nused += counts[slot]++ == 0;
+        repeated[nrepeated] = uint16_t(slot);
+        nrepeated += ++counts[slot] == 2;
     }
-    // Every distinct feature, sorted by count: a counting sort with a
-    // bucket for each count below kSmallCounts and one for all the others,
-    // which are few (a count of 64 takes 64 of fewer than kBoostTo features)
-    // and are then sorted by std::sort.  No branch on the count: most
-    // features occur once, the others as good as at random.
-    uint64_t by_count[kBoostTo];
+    // The repeated features sorted by count: a counting sort with a bucket
+    // for each count below kSmallCounts and one for all the others, which
+    // are few (a count of 64 takes 64 of fewer than kBoostTo features) and
+    // are then sorted by std::sort.  No branch on the count.
+    uint64_t by_count[kMaxRepeated];
     uint32_t below[kSmallCounts + 2] = {};  // below[b]: features in the buckets before bucket b
-    for (size_t u = 0; u < nused; ++u) ++below[std::min<uint32_t>(counts[used[u]], kSmallCounts) + 1];
+    for (size_t r = 0; r < nrepeated; ++r) ++below[std::min<uint32_t>(counts[repeated[r]], kSmallCounts) + 1];
     for (uint32_t b = 1; b <= kSmallCounts + 1; ++b) below[b] += below[b - 1];
     uint32_t next[kSmallCounts + 1];
     std::memcpy(next, below, sizeof next);
     Repeated large[kBoostTo / kSmallCounts + 1];
-    for (size_t u = 0; u < nused; ++u) {
-        const uint32_t count = counts[used[u]];
-        const uint64_t key = keys[used[u]];
+    for (size_t r = 0; r < nrepeated; ++r) {
+        const uint32_t count = counts[repeated[r]];
+        const uint64_t key = keys[repeated[r]];
         const uint32_t bucket = std::min(count, kSmallCounts);
         if (bucket == kSmallCounts) large[next[bucket] - below[kSmallCounts]] = {count, key};
         by_count[next[bucket]++] = key;
@@ -283,22 +287,19 @@ static uint64_t boosted_sums(const uint64_t* hashes, uint64_t n, double exponent
     std::sort(large, large + nlarge, [](const Repeated& a, const Repeated& b) { return a.count < b.count; });
     for (size_t i = 0; i < nlarge; ++i) large_hashes[i] = large[i].hash;
 
-    // Each group's tally, in increasing count; the integer sums meanwhile.
-    struct Group {
-        uint64_t count;     // how often each of its features occurs
-        int32_t tally[64];  // its features' integer tally of each bit
+    // Each group's extra weight, in increasing count: tf *
+    // min(tf, kBoostCountCap)^exponent with C's pow, as boosted_weight()
+    // computes it, pow once per capped count instead of once per group.
+    double capped_pow[kBoostCountCap + 1] = {};
+    auto add_group = [&](const uint64_t* begin, const uint64_t* end, uint64_t tf) {
+        int32_t tally[64];
+        tally_bits(begin, end, tally);
+        const uint64_t capped = std::min(tf, kBoostCountCap);
+        if (capped_pow[capped] == 0.0) capped_pow[capped] = std::pow(double(capped), exponent);
+        const double extra = double(tf) * capped_pow[capped] - double(tf);
+        for (int b = 0; b < 64; ++b) sums[b] += extra * double(tally[b]);
     };
-    Group groups[kMaxGroups];
-    size_t ngroups = 0;
-    int32_t integer_sums[64] = {};
-    uint64_t tie_break = 0;
-    auto add_group = [&](const uint64_t* begin, const uint64_t* end, uint64_t count) {
-        Group& g = groups[ngroups++];
-        g.count = count;
-        tie_break += count * tally_bits(begin, end, g.tally);  // wraps, as count separate votes would
-        for (int b = 0; b < 64; ++b) integer_sums[b] += int32_t(count) * g.tally[b];
-    };
-    for (uint32_t tf = 1; tf < kSmallCounts; ++tf)
+    for (uint32_t tf = 2; tf < kSmallCounts; ++tf)
         if (below[tf + 1] != below[tf]) add_group(by_count + below[tf], by_count + below[tf + 1], tf);
     for (size_t i = 0; i < nlarge;) {
         size_t group_end = i;  // the features occurring large[i].count times
@@ -306,39 +307,24 @@ static uint64_t boosted_sums(const uint64_t* hashes, uint64_t n, double exponent
         add_group(large_hashes + i, large_hashes + group_end, large[i].count);
         i = group_end;
     }
-
-    // tf * min(tf, kBoostCountCap)^exponent with C's pow, as boosted_weight()
-    // computes it; pow once per capped count instead of once per group.
-    double capped_pow[kBoostCountCap + 1] = {};
-    for (int b = 0; b < 64; ++b) sums[b] = double(integer_sums[b]);
-    for (size_t g = 0; g < ngroups; ++g) {
-        const uint64_t tf = groups[g].count;
-        if (tf < 2) continue;
-        const uint64_t capped = std::min(tf, kBoostCountCap);
-        if (capped_pow[capped] == 0.0) capped_pow[capped] = std::pow(double(capped), exponent);
-        const double extra = double(tf) * capped_pow[capped] - double(tf);
-        for (int b = 0; b < 64; ++b) sums[b] += extra * double(groups[g].tally[b]);
-    }
-    return tie_break;
 }
 
-// Integer sums when every feature weighs its count (so version 5's
-// fingerprints stay to the bit); otherwise the sums of boosted_sums(); the
-// tie-break word counts every occurrence.
+// The integer sums of every occurrence (version 5's fingerprints, to the
+// bit, where every feature weighs its count), with rule 5's extra weight
+// added where the length weighting asks for it; the tie-break word counts
+// every occurrence.
 uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
-    // every hash is kept when there are fewer than kBoostTo, the only texts with an exponent
     const uint64_t occurrences = votes_.features() + kept_;
     const double exponent = length_weighted_ ? repeat_boost_exponent(occurrences) : 0.0;
+    // With an exponent there are fewer than kBoostTo occurrences: all are
+    // kept, and stay in hashes_ after count_kept().
+    const uint32_t kept = kept_;
+    count_kept();
+    if (exponent == 0.0 && also == nullptr) return votes_.fingerprint(function_words_);
     double sums[64];
-    uint64_t tie_break;
-    if (exponent == 0.0) {
-        count_kept();
-        if (also == nullptr) return votes_.fingerprint(function_words_);
-        votes_.sums(sums);
-        tie_break = votes_.tie_break();
-    } else {
-        tie_break = boosted_sums(hashes_, kept_, exponent, sums);
-    }
+    votes_.sums(sums);
+    uint64_t tie_break = votes_.tie_break();
+    if (exponent != 0.0) add_repeat_boost(hashes_, kept, exponent, sums);
     if (also != nullptr) also->add_to(sums, &tie_break);
     function_words_.vote(sums, &tie_break);
     return signs(sums, tie_break);

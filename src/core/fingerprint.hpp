@@ -179,10 +179,11 @@ private:
 // may longjmp over it), so the hashes it keeps are an array.
 //
 // The hashes are kept, kBoostTo at a time, and counted when the array is
-// full or the text ends: a text of fewer than kBoostTo features, nearly
-// every text, is counted once, from its distinct features and their counts
-// where the length weighting needs those anyway, and every vote is counted
-// in a loop over an array rather than one feature at a time (UnitVotes::add_all).
+// full or the text ends, in a loop over an array rather than one feature
+// at a time (UnitVotes::add_all).  A text of fewer than kBoostTo features,
+// nearly every text, is counted once; where the length weighting applies,
+// its repeated features are then found in the kept hashes and their extra
+// weight added (fingerprint.cpp, "Rule 5's extra weight").
 class TextVotes {
 public:
     explicit TextVotes(TokenizerKind kind) noexcept : length_weighted_(kind == TokenizerKind::kMixed) {}
