@@ -59,10 +59,11 @@ inline char32_t decode_bmp(const unsigned char* p, int length) noexcept {
 
 namespace detail {
 
-// tokenize() with its fast paths (the mixed tokenizer's ASCII words and
-// common Han characters taken straight from the text; the other characters
-// of the BMP looked up in BmpProperties, and the words they make up copied
-// in one loop) or without them, to test that they change nothing.
+// tokenize() with its fast paths (the mixed tokenizer's ASCII words, common
+// Han characters and, in mixed 1, the bigrams of kana runs taken straight
+// from the text; the other characters of the BMP looked up in
+// BmpProperties, and the words they make up copied in one loop) or without
+// them, to test that they change nothing.
 template <bool kFastPaths, class Sink, class Tick>
 void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink,
                    Tick&& tick) {
@@ -271,6 +272,31 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
                     ring.push(out);
                     append();
                     unit_done();
+                    if constexpr (kFastPaths) {
+                        if (single_ideographs && ch.length == 3 && folded == ch.code) {
+                            // Kana (and the other sounds written without spaces) of 3
+                            // bytes that folding leaves alone: each bigram of the run
+                            // is 6 bytes of the text, taken from there.
+                            const unsigned char* last = char_bytes;  // the run's last unit
+                            while (p < next_tick && detail::bmp_sequence_length(p, end) == 3 &&
+                                   bmp.of[detail::decode_utf8_3(p)] == uint8_t(CharClass::kCjk)) {
+                                emit(reinterpret_cast<const char*>(last), 6);
+                                last = p;
+                                p += 3;
+                            }
+                            if (last != char_bytes) {
+                                // The general loop goes on from the run's last unit: it
+                                // alone in scratch, two starts in the ring (run_n is 2),
+                                // so that the next unit makes a bigram with it and the
+                                // run is not taken for one shorter than a bigram.
+                                ring.reset();
+                                ring.push(0);
+                                ring.push(0);
+                                for (int i = 0; i < 3; ++i) scratch[i] = static_cast<char>(last[i]);
+                                out = 3;
+                            }
+                        }
+                    }
                     continue;
                 }
                 close_run();

@@ -616,6 +616,30 @@ TEST(Tokenizer, NonAsciiWordsMatchThePlainPath) {
     }
 }
 
+// Runs of kana and other sounds, whose bigrams the fast path takes from the
+// text: hiragana, katakana (halfwidth too), the prolonged sound mark, Thai,
+// between and next to kanji of every kind, ignorables inside a run,
+// characters that folding changes, 4-byte characters, ASCII, punctuation,
+// malformed and cut sequences, at every run length.
+TEST(Tokenizer, KanaRunsMatchThePlainPath) {
+    const std::vector<std::string> sounds = {"あ", "ん", "っ", "ア", "ン", "ー", "ｶ", "ﾟ", "ก", "ไ", "ꀀ" /* Yi */};
+    const std::vector<std::string> others = {
+        "中", "\xE3\x90\x80" /* U+3400 */, "\xEF\xA4\x80" /* U+F900 */, "\xF0\xA0\x80\x8B" /* U+2000B */,
+        "\xE2\x80\x8D" /* ZWJ */, "\xEF\xB8\x8F" /* VS16 */, "\xE3\x82\x99" /* combining dakuten */,
+        "、", "。", "Ａ", "a", "Word", " ", "\n", "\xE3\x81" /* cut kana */, "\xFF", "😀", "가"};
+    std::mt19937_64 rng(37);
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::string text;
+        const int parts = int(rng() % 16);
+        for (int i = 0; i < parts; ++i) {
+            const size_t run = rng() % 4 == 0 ? rng() % 40 : rng() % 5;
+            for (size_t k = 0; k < run; ++k) text += sounds[rng() % sounds.size()];
+            text += others[rng() % others.size()];
+        }
+        expect_fast_paths_change_nothing(text);
+    }
+}
+
 // The 64-byte blocks of the ASCII fast path (tokenizer_ascii.hpp): texts of
 // hundreds of bytes, so that most words are found by a block, with words of
 // 1 to 100 bytes (past the 16 bytes that fold_ascii16 covers, and past a
@@ -658,6 +682,10 @@ TEST(Tokenizer, FastPathsTickWhereThePlainPathDoes) {
         text += "straddling the tick boundary With Capitals and words 中文中文中文 then more words ";
         while (text.size() < mb + 200) text += "Filler word" + std::to_string(text.size() % 97) + " 中国 ";
         expect_fast_paths_change_nothing(text, true);
+        // a run of kana across it
+        std::string kana(mb - 20 + shift, ' ');
+        while (kana.size() < mb + 200) kana += "ひらがなカタカナ";
+        expect_fast_paths_change_nothing(kana, true);
     }
 }
 
