@@ -18,7 +18,9 @@ TAP_TESTS   := $(if $(wildcard test/t/*.pl),1,)
 PROVE_TESTS := $(wildcard test/t/*.pl)
 
 # SIMHASH_WERROR=1 (set by `make test`) turns warnings into errors.
-SIMHASH_WARN = -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers \
+# -Wshadow=compatible-local is in the flags PostgreSQL 16 and later build with:
+# here too, so that a build for 15 fails where theirs would.
+SIMHASH_WARN = -Wall -Wextra -Wshadow=compatible-local -Wno-unused-parameter -Wno-missing-field-initializers \
                -Wno-sign-compare -Wno-register -Wno-cast-function-type
 PG_CXXFLAGS = -std=c++17 -O2 $(SIMHASH_WARN) $(if $(SIMHASH_WERROR),-Werror,) -Isrc/core -Isrc/pg -Isrc/index
 PG_CPPFLAGS = -DXXH_INLINE_ALL

@@ -207,9 +207,10 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
                     continue;
                 }
                 if constexpr (!kFastPaths) break;
-                const int length = detail::bmp_sequence_length(in, end);
-                if (length == 0 || bmp.of[detail::decode_bmp(in, length)] != uint8_t(CharClass::kWord)) break;
-                for (int i = 0; i < length; ++i) *dst++ = static_cast<char>(*in++);
+                const int char_length = detail::bmp_sequence_length(in, end);
+                if (char_length == 0 || bmp.of[detail::decode_bmp(in, char_length)] != uint8_t(CharClass::kWord))
+                    break;
+                for (int i = 0; i < char_length; ++i) *dst++ = static_cast<char>(*in++);
             }
             p = in;
             out = size_t(dst - scratch);
