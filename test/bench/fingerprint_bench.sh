@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Benchmark: simhash(text) throughput in SQL on real text, as a ratio to
 # md5(text) over the same rows in the same run (target: at most 1.0x the
-# cost of md5 on English and Chinese; Japanese, Russian and German show the
-# tokenizer's paths for kana, Cyrillic and accented Latin), and the IDF-weighted simhash(body, idf) as a ratio to
-# simhash(body) (the weighted votes and the table lookups it adds).  Not a
+# cost of md5 on English and Chinese; Japanese, Russian and German show
+# the tokenizer's paths for kana, Cyrillic and accented Latin), and the
+# IDF-weighted simhash(body, idf) as a ratio to simhash(body) (the
+# weighted votes and the table lookups it adds).  Not a
 # test: it prints numbers and asserts nothing.  It installs the extension, so
 # it runs under the machine-wide lock:
 #   flock /tmp/simhash-pg15.lock bash test/bench/fingerprint_bench.sh [rounds, default 9]
