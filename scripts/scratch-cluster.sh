@@ -87,3 +87,12 @@ describe_machine() {
     echo "$(nproc) CPUs (${cpu:-model unknown}), $(awk '/^MemTotal:/ {printf "%.1f", $2 / 1048576}' /proc/meminfo) GiB memory," \
          "$(. /etc/os-release && echo "$PRETTY_NAME"), $("$PG_BINDIR/postgres" --version | sed 's/.*(PostgreSQL) /PostgreSQL /')"
 }
+
+# The commit a benchmark measured, for the results file it writes: HEAD of
+# the checkout $1, marked when its src/ has changes not committed.
+measured_commit() {
+    local commit
+    commit=$(git -C "$1" rev-parse --short HEAD)
+    git -C "$1" diff --quiet HEAD -- src || commit="$commit with uncommitted changes to src"
+    echo "$commit"
+}

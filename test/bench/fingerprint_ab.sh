@@ -97,8 +97,7 @@ SELECT s.language, s.docs, round(s.mb, 1) AS "MB", round(md5.ms::numeric, 1) AS 
 SQL
 
 RESULTS="$ROOT/test/bench/results/fingerprint_ab.md"
-COMMIT=$(git -C "$ROOT" rev-parse --short HEAD)
-git -C "$ROOT" diff --quiet HEAD -- src || COMMIT="$COMMIT with uncommitted changes to src"
+COMMIT=$(measured_commit "$ROOT")
 {
     echo "# simhash(text) before and after"
     echo

@@ -99,8 +99,7 @@ SQL
 
 RESULTS="$ROOT/test/bench/results/fingerprint.md"
 mkdir -p "$(dirname "$RESULTS")"
-COMMIT=$(git -C "$ROOT" rev-parse --short HEAD)
-git -C "$ROOT" diff --quiet HEAD -- src || COMMIT="$COMMIT with uncommitted changes to src"
+COMMIT=$(measured_commit "$ROOT")
 {
     echo "# simhash(text) against md5(text)"
     echo
