@@ -49,11 +49,10 @@ bool is_ideograph(char32_t code) noexcept;
 // tokenizer asks about it, in one byte: the class of its case folding,
 // whether folding changes it, and whether its folding is an ideograph.  A
 // table load instead of binary searches through the class and folding runs,
-// which made a byte of Russian text three times as slow to tokenize as one
-// of English.  Built from
-// classify(), fold_case() and is_ideograph() on first use, in well under a
-// millisecond, and checked against them for every code point by the unit
-// tests.
+// which make a byte of Russian text three times as slow to tokenize as one
+// of English.  Built from classify(), fold_case() and is_ideograph() on
+// first use, in well under a millisecond, and checked against them for
+// every code point by the unit tests.
 struct BmpProperties {
     static constexpr uint8_t kClass = 0x07;      // the CharClass of fold_case(c)
     static constexpr uint8_t kFolds = 0x08;      // fold_case(c) != c
