@@ -48,14 +48,7 @@ start_scratch_cluster "$ROOT/.scratch/bench"
 perl test/bench/corpus.pl | write_scratch_file "$SCRATCH_DIR/corpus.tsv"
 "${PSQL[@]}" -v corpus="$SCRATCH_DIR/corpus.tsv" <<'SQL'
 CREATE EXTENSION simhash;
-CREATE TABLE corpus (language text, kind text, source text, body text);
-\set copy_corpus '\\copy corpus FROM ' :'corpus'
-:copy_corpus
--- uncompressed, each value written anew (fingerprint_bench.sh says why)
-CREATE TABLE docs (language text, body text);
-ALTER TABLE docs ALTER body SET STORAGE EXTERNAL;
-INSERT INTO docs SELECT language, body || '' FROM corpus;
-VACUUM ANALYZE docs;
+\i test/bench/corpus_tables.sql
 CREATE TABLE timings (language text, function text, round int, ms float8);
 SQL
 # in a backend of its own: creating it loads the base library

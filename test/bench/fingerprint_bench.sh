@@ -26,28 +26,13 @@ trap stop_scratch_cluster EXIT
 perl test/bench/corpus.pl | write_scratch_file "$SCRATCH_DIR/corpus.tsv"
 "${PSQL[@]}" -v corpus="$SCRATCH_DIR/corpus.tsv" <<'SQL'
 CREATE EXTENSION simhash;
-CREATE TABLE corpus (language text, kind text, source text, body text);
-\set copy_corpus '\\copy corpus FROM ' :'corpus'
-:copy_corpus
--- Texts stay in line-sized chunks of one language.  docs stores them
--- uncompressed (EXTERNAL), which keeps decompression out of both
--- measurements: the functions' own costs.  body || '' makes each value
--- anew: corpus holds them compressed, and a compressed value copied as it
--- is stays compressed whatever the storage.  docs_default stores them as
--- PostgreSQL does by default (compressed with default_toast_compression),
--- where reading each text costs its decompression too: what a query of a
--- user's table costs.
-CREATE TABLE docs (language text, body text);
-ALTER TABLE docs ALTER body SET STORAGE EXTERNAL;
-INSERT INTO docs SELECT language, body || '' FROM corpus;
+\i test/bench/corpus_tables.sql
+-- docs_default stores the texts as PostgreSQL does by default (compressed
+-- with default_toast_compression), where reading each text costs its
+-- decompression too: what a query of a user's table costs.
 CREATE TABLE docs_default (language text, body text);
 INSERT INTO docs_default SELECT language, body || '' FROM corpus;
-VACUUM ANALYZE docs, docs_default;
-DO $$ BEGIN
-  IF EXISTS (SELECT FROM docs WHERE pg_column_compression(body) IS NOT NULL) THEN
-    RAISE 'docs holds compressed values';
-  END IF;
-END $$;
+VACUUM ANALYZE docs_default;
 -- each language's document frequencies, for simhash(body, idf)
 CREATE TABLE idf_of AS SELECT language, simhash_idf_agg(body) AS idf FROM docs GROUP BY language;
 SQL
