@@ -313,7 +313,16 @@ static void add_repeat_boost(const uint64_t* hashes, uint64_t n, double exponent
 // bit, where every feature weighs its count), with rule 5's extra weight
 // added where the length weighting asks for it; the tie-break word counts
 // every occurrence.
+void TextVotes::split_batch() noexcept {
+    detail::BatchFunctionWords found;
+    kept_ += uint32_t(detail::split_words_avx512(batch_, &found, hashes_ + kept_));  // kept_ < kBoostTo before
+    batch_.count = 0;
+    function_words_.add_all(found.index, found.count);
+    if (kept_ >= kBoostTo) count_kept();
+}
+
 uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
+    if (batch_.count > 0) split_batch();
     const uint64_t occurrences = votes_.features() + kept_;
     const double exponent = length_weighted_ ? repeat_boost_exponent(occurrences) : 0.0;
     // With an exponent there are fewer than kBoostTo occurrences: all are
@@ -333,8 +342,7 @@ uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
 TextFingerprint fingerprint_text(const char* text, size_t length, TokenizerKind kind, int n,
                                  char* scratch) noexcept {
     TextVotes votes(kind);
-    tokenize(text, length, kind, n, scratch,
-             [&votes](const char* feature, size_t len, int function_word) { votes.add(feature, len, function_word); });
+    tokenize(text, length, kind, n, scratch, votes);
     uint64_t features = votes.features();
     return {features ? votes.fingerprint() : 0, features};
 }

@@ -13,8 +13,10 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 
 #include "tokenizer.hpp"
+#include "word_batch.hpp"
 
 namespace simhash {
 
@@ -158,6 +160,18 @@ public:
         ++occurrences_;
         present_[index >> 6] |= uint64_t{1} << (index & 63);
     }
+    // add() of each of indexes[0..n), with no branch on which word each is.
+    void add_all(const uint8_t* indexes, size_t n) noexcept {
+        uint64_t present[2] = {present_[0], present_[1]};
+        for (size_t i = 0; i < n; ++i) {
+            const unsigned index = indexes[i];
+            ++counts_[index];
+            present[index >> 6] |= uint64_t{1} << (index & 63);
+        }
+        present_[0] = present[0];
+        present_[1] = present[1];
+        occurrences_ += n;
+    }
     uint64_t occurrences() const noexcept { return occurrences_; }
     // Adds each word's signed weight to sums[i], in list order, and its
     // tie-break votes to *tie_break.
@@ -180,13 +194,20 @@ private:
 //
 // The hashes are kept, kBoostTo at a time, and counted when the array is
 // full or the text ends, in a loop over an array rather than one feature
-// at a time (UnitVotes::add_all).  A text of fewer than kBoostTo features,
+// at a time (UnitVotes::add_all).  Where the CPU has AVX-512, the mixed
+// tokenizer's words of up to 16 bytes wait in a WordBatch, which
+// split_words_avx512() sorts into function words and hashes, eight at a
+// time (word_batch.cpp); elsewhere each is looked up and hashed as it
+// comes.  The votes do not depend on the order features come in.  A text of fewer than kBoostTo features,
 // nearly every text, is counted once; where the length weighting applies,
 // its repeated features are then found in the kept hashes and their extra
 // weight added (fingerprint.cpp, "Rule 5's extra weight").
 class TextVotes {
 public:
-    explicit TextVotes(TokenizerKind kind) noexcept : length_weighted_(kind == TokenizerKind::kMixed) {}
+    // batch_words: gather words in batches where the CPU can (the tests ask for either way).
+    explicit TextVotes(TokenizerKind kind, bool batch_words = true) noexcept
+        : length_weighted_(kind == TokenizerKind::kMixed),
+          batch_words_(batch_words && detail::split_words_avx512_supported()) {}
     // A tokenizer sink's arguments (tokenizer.hpp): function_word is -1 for other features.
     void add(const char* feature, size_t length, int function_word) noexcept {
         if (function_word >= 0) {
@@ -194,9 +215,24 @@ public:
             return;
         }
         hashes_[kept_] = feature_hash(feature, length);
-        if (++kept_ == kBoostTo) count_kept();
+        if (++kept_ >= kBoostTo) count_kept();
     }
-    uint64_t features() const noexcept { return votes_.features() + kept_ + function_words_.occurrences(); }
+    // The tokenizer's sink: a feature, or a word it leaves to be looked up.
+    void operator()(const char* feature, size_t length, int function_word) noexcept {
+        add(feature, length, function_word);
+    }
+    void operator()(ShortWord word) noexcept {
+        if (!batch_words_) {
+            add(word.bytes, word.length, english_stop_word_index_padded(word.bytes, word.length));
+            return;
+        }
+        std::memcpy(batch_.bytes[batch_.count], word.bytes, 16);
+        batch_.lengths[batch_.count] = uint8_t(word.length);
+        if (++batch_.count == detail::kWordBatch) split_batch();
+    }
+    uint64_t features() const noexcept {
+        return votes_.features() + kept_ + function_words_.occurrences() + batch_.count;
+    }
     uint64_t fingerprint() noexcept { return fingerprint(nullptr); }
     // With a tsvector's votes added too (the trigger's sources), when also is not null.
     uint64_t fingerprint(const IntegerVotes* also) noexcept;
@@ -207,15 +243,20 @@ private:
         votes_.add_all(hashes_, kept_);
         kept_ = 0;
     }
+    // Counts the batch's function words and keeps the others' hashes.
+    void split_batch() noexcept;
 
     UnitVotes votes_;  // the votes of the hashes counted so far
     FunctionWordTally function_words_;
     bool length_weighted_;
+    bool batch_words_;          // words wait in batch_ (AVX-512), or are looked up as they come
+    detail::WordBatch batch_;  // words not yet looked up
     // The hashes of the features other than function words since the last
     // count_kept(): every one of a text with fewer than kBoostTo, which are
     // the texts whose weights may not be their counts.
     uint32_t kept_ = 0;
-    uint64_t hashes_[kBoostTo];
+    // (a batch's hashes can take kept_ past kBoostTo, and stores whole vectors)
+    uint64_t hashes_[kBoostTo + detail::kWordBatch + detail::kWordBatchSlack];
 };
 
 struct TextFingerprint {

@@ -72,5 +72,38 @@ constexpr std::array<LongStopWord, kLongStopWordCount> long_stop_words() {
 
 constexpr std::array<LongStopWord, kLongStopWordCount> kLongStopWords = long_stop_words();
 
+namespace {
+// The word's key for the 16-byte table (stop_words.hpp).
+constexpr uint64_t word16_key_of(std::string_view w) {
+    const uint64_t head = pack_word(w.data(), w.size() < kPackedStopWordLength ? w.size() : kPackedStopWordLength);
+    const uint64_t tail = w.size() > kPackedStopWordLength ? pack_word(w.data() + w.size() - 8, 8) : 0;
+    return word16_key(head, tail);
+}
+
+// Fails to compile if two words share a slot, or a word is longer than 16 bytes.
+constexpr std::array<uint64_t, kStopTableSize> word16_keys() {
+    std::array<uint64_t, kStopTableSize> keys{};
+    std::array<bool, kStopTableSize> used{};
+    for (std::string_view w : kStopWords) {
+        if (w.size() > 16) throw "a function word of more than 16 bytes";
+        const size_t slot = word16_slot(word16_key_of(w));
+        if (used[slot]) throw "kWord16Multiplier maps two stop words to one slot";
+        used[slot] = true;
+        keys[slot] = word16_key_of(w);
+    }
+    return keys;
+}
+
+constexpr std::array<uint32_t, kStopTableSize> word16_entries() {
+    std::array<uint32_t, kStopTableSize> entries{};
+    for (size_t k = 0; k < sizeof(kStopWords) / sizeof(kStopWords[0]); ++k)
+        entries[word16_slot(word16_key_of(kStopWords[k]))] = uint32_t(k) | uint32_t(kStopWords[k].size() << 8);
+    return entries;
+}
+}  // namespace
+
+constexpr std::array<uint64_t, kStopTableSize> kWord16Keys = word16_keys();
+constexpr std::array<uint32_t, kStopTableSize> kWord16Entries = word16_entries();
+
 }  // namespace detail
 }  // namespace simhash

@@ -87,6 +87,28 @@ inline int long_english_stop_word_index(const char* word, size_t length) noexcep
     return index;
 }
 
+// Words of up to 16 bytes, for the word batches of word_batch.cpp: a
+// word's key is its first 8 bytes packed (the bytes past a shorter word's
+// end zero), XORed with kTailMix times its last 8 bytes when it is longer
+// than 8 bytes.  A word of up to 8 bytes is its key, as with pack_word; a
+// longer one's key can be another word's, so a match on a longer word or
+// on a slot of a longer word is checked with english_stop_word_index().
+// kWord16Multiplier sends the 126 words' keys to 126 slots (searched as
+// kStopWordMultiplier was; stop_words.cpp checks it at compile time).
+constexpr uint64_t kTailMix = 0x9E3779B97F4A7C15ULL;
+constexpr uint64_t kWord16Multiplier = 0xcd6772b2cc154d35ULL;
+
+constexpr uint64_t word16_key(uint64_t head, uint64_t tail) noexcept { return head ^ (tail * kTailMix); }
+constexpr size_t word16_slot(uint64_t key) noexcept {
+    return size_t((key * kWord16Multiplier) >> (64 - kStopTableBits));
+}
+
+// Slot i holds the key of the listed word that maps to it, or 0, and
+// kWord16Entries[i] that word's position in kEnglishStopWords plus its
+// length times 256 (0: an empty slot, which no word's length matches).
+extern const std::array<uint64_t, kStopTableSize> kWord16Keys;
+extern const std::array<uint32_t, kStopTableSize> kWord16Entries;
+
 inline int packed_stop_word_index(uint64_t key) noexcept {
     const size_t slot = stop_slot(key);
     return kPackedStopWords[slot] == key ? kPackedStopWordIndex[slot] : -1;

@@ -35,6 +35,13 @@ enum class TokenizerKind { kWords, kChars, kMixed };
 
 constexpr int kMaxNgram = 32;
 
+// A word of the mixed tokenizer, not yet looked up among the function
+// words: 1 to 16 bytes, with 16 bytes readable from bytes on.
+struct ShortWord {
+    const char* bytes;
+    size_t length;
+};
+
 // Accepts "words", "chars" and "mixed" (exact, lower case).
 bool parse_tokenizer(const char* name, size_t length, TokenizerKind* out) noexcept;
 const char* tokenizer_name(TokenizerKind kind) noexcept;
@@ -47,7 +54,10 @@ inline size_t tokenizer_scratch_size(size_t length) noexcept { return 2 * length
 // A sink that also takes an int is called as sink(feature, length, index):
 // in mixed mode index is the feature's position in kEnglishStopWords when it
 // is an English function word, else -1 (the lookup is the tokenizer's, which
-// has the word in a padded buffer).
+// has the word in a padded buffer).  A sink that also takes a ShortWord is
+// given the mixed tokenizer's words of up to 16 bytes that way, to look up
+// itself (TextVotes gathers them in batches), and the other features as
+// above.
 template <class Sink>
 void tokenize(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink);
 

@@ -105,8 +105,15 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
         if (ring.count() >= size_t(run_n)) emit(scratch + ring.ngram_start(), out - ring.ngram_start());
     };
     // Mixed mode: a word; a sink that asks is told which function word it
-    // is.  padded: 8 bytes are readable from word on (english_stop_word_index_padded).
-    auto word_feature = [&](const char* word, size_t word_length, bool padded) {
+    // is, or given the word to look up itself.  padded: 8 bytes are
+    // readable from word on (english_stop_word_index_padded); padded16: 16.
+    auto word_feature = [&](const char* word, size_t word_length, bool padded, bool padded16) {
+        if constexpr (std::is_invocable_v<Sink&, ShortWord>) {
+            if (padded16 && word_length <= 16) {
+                sink(ShortWord{word, word_length});
+                return;
+            }
+        }
         if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
             sink(word, word_length,
                  padded ? english_stop_word_index_padded(word, word_length)
@@ -116,10 +123,11 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
     };
     // Mixed mode: a word just ended at `out`.  It starts at scratch[0], and
     // scratch is at least 16 bytes.
-    auto word_done = [&]() { word_feature(scratch, out, true); };
-    // The fast path's words, folded into scratch or straight from the text.
+    auto word_done = [&]() { word_feature(scratch, out, true, true); };
+    // The fast path's words, folded into scratch (at its start) or straight from the text.
     auto ascii_word = [&](const char* word, size_t word_length, bool folded) {
-        word_feature(word, word_length, folded || size_t(end - reinterpret_cast<const unsigned char*>(word)) >= 8);
+        word_feature(word, word_length, folded || size_t(end - reinterpret_cast<const unsigned char*>(word)) >= 8,
+                     folded);
     };
     // Words mode: tokens are separated by one space in scratch.
     auto begin_token = [&]() {

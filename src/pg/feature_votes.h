@@ -81,21 +81,31 @@ inline void check_for_interrupts() { CHECK_FOR_INTERRUPTS(); }
  * longjmp to skip).
  */
 template <class Sink>
+struct InterruptibleSink {
+    Sink& sink;
+    void operator()(const char* feature, size_t length, int function_word) {
+        CHECK_FOR_INTERRUPTS();
+        /* a sink that takes the function word's index gets it (simhash::tokenize) */
+        if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
+            sink(feature, length, function_word);
+        else
+            sink(feature, length);
+    }
+    /* only for a sink that takes the words it looks up itself (simhash::ShortWord) */
+    template <class Word, class = std::enable_if_t<std::is_invocable_v<Sink&, Word>>>
+    void operator()(Word word) {
+        CHECK_FOR_INTERRUPTS();
+        sink(word);
+    }
+};
+
+template <class Sink>
 void for_each_text_feature(const text* value, simhash::TokenizerKind kind, int n, Sink&& sink) {
     TextBytes bytes = text_as_utf8(value);
     char* scratch = (char*) MemoryContextAllocHuge(CurrentMemoryContext,
                                                    simhash::tokenizer_scratch_size(bytes.length));
-    simhash::tokenize(
-        bytes.data, bytes.length, kind, n, scratch,
-        [&sink](const char* feature, size_t length, int function_word) {
-            CHECK_FOR_INTERRUPTS();
-            /* a sink that takes the function word's index gets it (simhash::tokenize) */
-            if constexpr (std::is_invocable_v<Sink&, const char*, size_t, int>)
-                sink(feature, length, function_word);
-            else
-                sink(feature, length);
-        },
-        check_for_interrupts);
+    simhash::tokenize(bytes.data, bytes.length, kind, n, scratch, InterruptibleSink<std::remove_reference_t<Sink>>{sink},
+                      check_for_interrupts);
     pfree(scratch);
     release_text_bytes(bytes);
 }

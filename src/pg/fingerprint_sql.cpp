@@ -32,9 +32,7 @@ extern "C" Datum simhash_algorithm_version(PG_FUNCTION_ARGS) { PG_RETURN_INT32(s
 static Datum text_fingerprint(FunctionCallInfo fcinfo, const text* value, simhash::TokenizerKind kind, int n,
                               int64 min_features = 1) {
     simhash::TextVotes votes(kind);
-    for_each_text_feature(value, kind, n, [&votes](const char* feature, size_t length, int function_word) {
-        votes.add(feature, length, function_word);
-    });
+    for_each_text_feature(value, kind, n, votes);
     uint64 features = votes.features();
     if (features == 0 || (int64) features < min_features) PG_RETURN_NULL();
     PG_RETURN_SIMHASH(votes.fingerprint());

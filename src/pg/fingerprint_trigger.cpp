@@ -175,10 +175,7 @@ extern "C" Datum simhash_fingerprint_trigger(PG_FUNCTION_ARGS) {
             vote_tsvector(DatumGetTSVector(value), &tsvector_votes);
             continue;
         }
-        for_each_text_feature(DatumGetTextPP(value), simhash::kDefaultTokenizer, simhash::kDefaultNgram,
-                              [&](const char* feature, size_t length, int function_word) {
-                                  text_votes.add(feature, length, function_word);
-                              });
+        for_each_text_feature(DatumGetTextPP(value), simhash::kDefaultTokenizer, simhash::kDefaultNgram, text_votes);
     }
 
     /* the features simhash(text, ..., min_features) counts: occurrences, function words included */
