@@ -29,24 +29,31 @@
 // every 64-bit quarter of both; one byte shuffle each puts byte j in lanes
 // 8j to 8j + 7 (bytes 0-3 in the first vector, 4-7 in the second): about
 // 10 operations a hash.  Over the benchmark's English text the core took
-// 4% less time than with SSE2, over Chinese 8% less.  (AVX-512's masked
-// byte addition, one operation a hash, was no faster again: the rest of
-// the loop, tie_mix's two multiplications, is what is left.)
+// 4% less time than with SSE2, over Chinese 8% less.
+//
+// AVX-512 (count_ones_avx512), where the CPU has it
+// -------------------------------------------------
+// The hash is itself the mask of a masked subtraction over 64 byte lanes:
+// one operation counts it (two vectors take every other hash, so that
+// each addition need not wait for the one before).  What is left is
+// tie_mix's two multiplications, done eight hashes at a time in 64-bit
+// lanes (AVX-512DQ).  The core took 6% less time than with AVX2 on
+// English, 5% on Chinese; the masked subtraction with tie_mix one hash at
+// a time was no faster than AVX2.
 //
 // Choosing
 // --------
-// count_ones() runs AVX2 where __builtin_cpu_supports() says the CPU and
-// the operating system support it, SSE2 on other x86-64 machines and the
-// portable loop elsewhere; the choice is made on the first call.  The
-// build never assumes more than the baseline of the target (no -march):
-// only count_ones_avx2 is compiled for AVX2, by a target attribute.
+// count_ones() runs AVX-512 (F, BW and DQ) where __builtin_cpu_supports()
+// says the CPU and the operating system support it, else AVX2, SSE2 on
+// other x86-64 machines and the portable loop elsewhere; the choice is
+// made on the first call.  The build never assumes more than the baseline
+// of the target (no -march): only count_ones_avx2 and count_ones_avx512
+// are compiled for more, by target attributes.
 #include "count_ones.hpp"
 
 #include "fingerprint.hpp"  // tie_mix
 
-#if defined(__x86_64__)
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.hpp"
 
 namespace simhash {
 namespace detail {
@@ -139,6 +146,48 @@ __attribute__((target("avx2"))) uint64_t count_ones_avx2(const uint64_t* hashes,
     return tie_break;
 }
 
+__attribute__((target("avx512f,avx512bw,avx512dq"))) uint64_t count_ones_avx512(const uint64_t* hashes, size_t n,
+                                                                                uint64_t ones[64]) noexcept {
+    const __m512i minus_one = _mm512_set1_epi8(-1);
+    __m512i ties = _mm512_setzero_si512();  // 8 lanes of tie_mix sums
+    uint64_t tie_break = 0;
+    while (n > 0) {
+        const size_t block = n < 255 ? n : 255;
+        __m512i even = _mm512_setzero_si512(), odd = _mm512_setzero_si512();  // byte lane b counts bit b
+        size_t i = 0;
+        for (; i + 8 <= block; i += 8) {
+            for (int k = 0; k < 8; k += 2) {
+                even = _mm512_mask_sub_epi8(even, _cvtu64_mask64(hashes[i + k]), even, minus_one);
+                odd = _mm512_mask_sub_epi8(odd, _cvtu64_mask64(hashes[i + k + 1]), odd, minus_one);
+            }
+            // tie_mix() of eight hashes
+            __m512i x = _mm512_loadu_si512(hashes + i);
+            x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 30));
+            x = _mm512_mullo_epi64(x, _mm512_set1_epi64(int64_t(0xbf58476d1ce4e5b9ULL)));
+            x = _mm512_xor_si512(x, _mm512_srli_epi64(x, 27));
+            x = _mm512_mullo_epi64(x, _mm512_set1_epi64(int64_t(0x94d049bb133111ebULL)));
+            ties = _mm512_add_epi64(ties, _mm512_xor_si512(x, _mm512_srli_epi64(x, 31)));
+        }
+        for (; i < block; ++i) {
+            even = _mm512_mask_sub_epi8(even, _cvtu64_mask64(hashes[i]), even, minus_one);
+            tie_break += tie_mix(hashes[i]);
+        }
+        uint8_t even_counts[64], odd_counts[64];
+        _mm512_storeu_si512(even_counts, even);
+        _mm512_storeu_si512(odd_counts, odd);
+        for (int b = 0; b < 64; ++b) ones[b] += uint64_t(even_counts[b]) + odd_counts[b];
+        hashes += block;
+        n -= block;
+    }
+    return tie_break + uint64_t(_mm512_reduce_add_epi64(ties));
+}
+
+bool count_ones_avx512_supported() noexcept {
+    __builtin_cpu_init();
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512dq");
+}
+
 bool count_ones_avx2_supported() noexcept {
     __builtin_cpu_init();
     return __builtin_cpu_supports("avx2");
@@ -155,6 +204,7 @@ struct CountOnesVersion {
 
 CountOnesVersion choose_count_ones() noexcept {
 #if defined(__x86_64__)
+    if (count_ones_avx512_supported()) return {count_ones_avx512, "avx512"};
     if (count_ones_avx2_supported()) return {count_ones_avx2, "avx2"};
     return {count_ones_sse2, "sse2"};
 #else

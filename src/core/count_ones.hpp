@@ -13,7 +13,7 @@ namespace detail {
 // the versions below that this machine has, chosen on the first call.
 uint64_t count_ones(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
 
-// The name of the version count_ones() runs: "avx2", "sse2" or "portable".
+// The name of the version count_ones() runs: "avx512", "avx2", "sse2" or "portable".
 const char* count_ones_version() noexcept;
 
 // The versions, each giving exactly the same counts.  Without SIMD, for
@@ -25,6 +25,9 @@ uint64_t count_ones_sse2(const uint64_t* hashes, size_t n, uint64_t ones[64]) no
 // AVX2, only where the CPU has it (count_ones_avx2_supported()):
 uint64_t count_ones_avx2(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
 bool count_ones_avx2_supported() noexcept;
+// AVX-512 F, BW and DQ, only where the CPU has them (count_ones_avx512_supported()):
+uint64_t count_ones_avx512(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
+bool count_ones_avx512_supported() noexcept;
 #endif
 
 }  // namespace detail

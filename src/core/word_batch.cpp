@@ -53,14 +53,7 @@
 #include "fingerprint.hpp"
 #include "stop_words.hpp"
 
-#if defined(__x86_64__)
-#if defined(__GNUC__) && !defined(__clang__)
-// GCC 12's AVX-512 intrinsics start some results from a value that
-// initializes itself, which -Wmaybe-uninitialized reports where they are inlined.
-#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
-#endif
-#include <immintrin.h>
-#endif
+#include "x86_intrinsics.hpp"
 
 namespace simhash {
 namespace detail {

@@ -311,10 +311,14 @@ TEST(Fingerprint, BitCountersCountEveryBit) {
         versions.emplace_back("avx2", simhash::detail::count_ones_avx2);
     else
         std::printf("count_ones_avx2 not tested: this CPU has no AVX2\n");
+    if (simhash::detail::count_ones_avx512_supported())
+        versions.emplace_back("avx512", simhash::detail::count_ones_avx512);
+    else
+        std::printf("count_ones_avx512 not tested: this CPU has no AVX-512 (F, BW, DQ)\n");
 #endif
     std::mt19937_64 rng(18);
-    for (const size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{254}, size_t{255}, size_t{256}, size_t{510},
-                           size_t{511}, size_t{2499}, size_t{5000}}) {
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{7}, size_t{8}, size_t{9}, size_t{254}, size_t{255},
+                           size_t{256}, size_t{510}, size_t{511}, size_t{2499}, size_t{5000}}) {
         for (const int mode : {0, 1}) {  // random bits; every bit set, which fills each lane to 255
             std::vector<uint64_t> hashes(n);
             for (uint64_t& h : hashes) h = mode == 0 ? rng() : ~uint64_t{0};
@@ -339,7 +343,9 @@ TEST(Fingerprint, BitCountersCountEveryBit) {
 TEST(Fingerprint, BitCounterIsTheFastestThisMachineHas) {
     const std::string version = simhash::detail::count_ones_version();
 #if defined(__x86_64__)
-    EXPECT_EQ(version, simhash::detail::count_ones_avx2_supported() ? "avx2" : "sse2");
+    EXPECT_EQ(version, simhash::detail::count_ones_avx512_supported() ? "avx512"
+                       : simhash::detail::count_ones_avx2_supported() ? "avx2"
+                                                                      : "sse2");
 #else
     EXPECT_EQ(version, "portable");
 #endif
