@@ -177,8 +177,14 @@ public:
     // tie-break votes to *tie_break.
     void vote(double sums[64], uint64_t* tie_break) const noexcept;
     static double weight(uint64_t count) noexcept;
+    // The versions vote() chooses from, with the same sums to the bit:
+    // AVX-512 where the CPU has it, else the portable loop.
+    void vote_portable(double sums[64], uint64_t* tie_break) const noexcept;
+    void vote_avx512(double sums[64], uint64_t* tie_break) const noexcept;
+    static bool vote_avx512_supported() noexcept;
 
 private:
+    static const uint64_t* word_hashes() noexcept;  // the words' feature_hash(), computed once
     static constexpr size_t kWords = 126;
     uint64_t counts_[kWords] = {};
     uint64_t occurrences_ = 0;

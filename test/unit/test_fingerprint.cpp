@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <map>
 #include <random>
@@ -336,6 +337,30 @@ TEST(Fingerprint, BitCountersCountEveryBit) {
                 for (int b = 0; b < 64; ++b) ASSERT_EQ(ones[b], expected[b]) << name << " " << n << " bit " << b;
             }
         }
+    }
+}
+
+// The function words' vote gives the same sums, to the bit, and the same
+// tie-break word in both versions, whatever words occur and how often.
+TEST(Fingerprint, FunctionWordVoteVersionsAgree) {
+    if (!simhash::FunctionWordTally::vote_avx512_supported()) {
+        std::printf("FunctionWordTally::vote_avx512 not tested: this CPU has no AVX-512\n");
+        return;
+    }
+    std::mt19937_64 rng(29);
+    for (int trial = 0; trial < 2000; ++trial) {
+        simhash::FunctionWordTally tally;
+        const int occurrences = int(rng() % 400);
+        for (int i = 0; i < occurrences; ++i)
+            tally.add(int(rng() % (trial % 3 == 0 ? 4 : simhash::kEnglishStopWordCount)));
+        double portable[64], avx512[64];
+        for (int b = 0; b < 64; ++b) portable[b] = avx512[b] = double(int64_t(rng() % 41) - 20) / 3.0;
+        uint64_t portable_tie = rng(), avx512_tie = portable_tie;
+        tally.vote_portable(portable, &portable_tie);
+        tally.vote_avx512(avx512, &avx512_tie);
+        ASSERT_EQ(avx512_tie, portable_tie) << trial;
+        for (int b = 0; b < 64; ++b)
+            ASSERT_EQ(std::memcmp(&avx512[b], &portable[b], sizeof(double)), 0) << trial << " bit " << b;
     }
 }
 
