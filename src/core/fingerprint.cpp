@@ -356,10 +356,7 @@ static void add_repeat_boost(const uint64_t* hashes, uint64_t n, double exponent
     }
 }
 
-// The integer sums of every occurrence (version 5's fingerprints, to the
-// bit, where every feature weighs its count), with rule 5's extra weight
-// added where the length weighting asks for it; the tie-break word counts
-// every occurrence.
+// Only called with batch_words_ set, where the CPU has AVX-512.
 void TextVotes::split_batch() noexcept {
     detail::BatchFunctionWords found;
     kept_ += uint32_t(detail::split_words_avx512(batch_, &found, hashes_ + kept_));  // kept_ < kBoostTo before
@@ -368,6 +365,10 @@ void TextVotes::split_batch() noexcept {
     if (kept_ >= kBoostTo) count_kept();
 }
 
+// The integer sums of every occurrence (version 5's fingerprints, to the
+// bit, where every feature weighs its count), with rule 5's extra weight
+// added where the length weighting asks for it; the tie-break word counts
+// every occurrence.
 uint64_t TextVotes::fingerprint(const IntegerVotes* also) noexcept {
     if (batch_.count > 0) split_batch();
     const uint64_t occurrences = votes_.features() + kept_;

@@ -200,14 +200,15 @@ private:
 //
 // The hashes are kept, kBoostTo at a time, and counted when the array is
 // full or the text ends, in a loop over an array rather than one feature
-// at a time (UnitVotes::add_all).  Where the CPU has AVX-512, the mixed
-// tokenizer's words of up to 16 bytes wait in a WordBatch, which
-// split_words_avx512() sorts into function words and hashes, eight at a
-// time (word_batch.cpp); elsewhere each is looked up and hashed as it
-// comes.  The votes do not depend on the order features come in.  A text of fewer than kBoostTo features,
-// nearly every text, is counted once; where the length weighting applies,
-// its repeated features are then found in the kept hashes and their extra
-// weight added (fingerprint.cpp, "Rule 5's extra weight").
+// at a time (UnitVotes::add_all).  A text of fewer than kBoostTo
+// features, nearly every text, is counted once; where the length
+// weighting applies, its repeated features are then found in the kept
+// hashes and their extra weight added (fingerprint.cpp, "Rule 5's extra
+// weight").  Where the CPU has AVX-512, the mixed tokenizer's words of up
+// to 16 bytes wait in a WordBatch, which split_words_avx512() sorts into
+// function words and hashes, eight at a time (word_batch.cpp); elsewhere
+// each is looked up and hashed as it comes.  The votes do not depend on
+// the order the features come in.
 class TextVotes {
 public:
     // batch_words: gather words in batches where the CPU can (the tests ask for either way).
