@@ -179,7 +179,11 @@ __attribute__((target("avx512f,avx512bw,avx512dq"))) uint64_t count_ones_avx512(
         hashes += block;
         n -= block;
     }
-    return tie_break + uint64_t(_mm512_reduce_add_epi64(ties));
+    // (not _mm512_reduce_add_epi64: GCC adds its lanes as signed integers, whose overflow is undefined)
+    uint64_t lanes[8];
+    _mm512_storeu_si512(lanes, ties);
+    for (const uint64_t lane : lanes) tie_break += lane;  // wraps
+    return tie_break;
 }
 
 bool count_ones_avx512_supported() noexcept {
