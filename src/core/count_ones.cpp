@@ -186,11 +186,7 @@ __attribute__((target("avx512f,avx512bw,avx512dq"))) uint64_t count_ones_avx512(
     return tie_break;
 }
 
-bool count_ones_avx512_supported() noexcept {
-    __builtin_cpu_init();
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-           __builtin_cpu_supports("avx512dq");
-}
+bool count_ones_avx512_supported() noexcept { return cpu_has_avx512(); }
 
 bool count_ones_avx2_supported() noexcept {
     __builtin_cpu_init();

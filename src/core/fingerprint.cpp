@@ -119,13 +119,7 @@ __attribute__((target("avx512f"))) void FunctionWordTally::vote_avx512(double su
     for (int j = 0; j < 8; ++j) _mm512_storeu_pd(sums + 8 * j, _mm512_add_pd(_mm512_loadu_pd(sums + 8 * j), fw[j]));
 }
 
-bool FunctionWordTally::vote_avx512_supported() noexcept {
-    static const bool supported = [] {
-        __builtin_cpu_init();
-        return bool(__builtin_cpu_supports("avx512f"));
-    }();
-    return supported;
-}
+bool FunctionWordTally::vote_avx512_supported() noexcept { return detail::cpu_has_avx512(); }
 #else
 void FunctionWordTally::vote_avx512(double sums[64], uint64_t* tie_break) const noexcept {
     vote_portable(sums, tie_break);

@@ -73,14 +73,7 @@ size_t split_words_portable(const WordBatch& batch, BatchFunctionWords* function
 
 #if defined(__x86_64__)
 
-bool split_words_avx512_supported() noexcept {
-    static const bool supported = [] {
-        __builtin_cpu_init();
-        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512dq") &&
-               __builtin_cpu_supports("avx512bw");
-    }();
-    return supported;
-}
+bool split_words_avx512_supported() noexcept { return cpu_has_avx512(); }
 
 namespace {
 // XXH3's default secret, its words XORed as the short formulas XOR them.

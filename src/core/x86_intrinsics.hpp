@@ -1,5 +1,6 @@
 // <immintrin.h>, for the files whose SIMD versions are chosen at run time
-// (count_ones.cpp, word_batch.cpp).  GCC 12's AVX-512 intrinsics start
+// (count_ones.cpp, word_batch.cpp, fingerprint.cpp), and the one test of
+// the AVX-512 they use.  GCC 12's AVX-512 intrinsics start
 // some results from a variable that initializes itself, which
 // -Wuninitialized and -Wmaybe-uninitialized then report wherever they are
 // inlined: both are turned off for the rest of the including file.
@@ -11,4 +12,21 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
+#endif
+
+#if defined(__x86_64__)
+namespace simhash {
+namespace detail {
+// Whether the CPU and the operating system support AVX-512 F, BW and DQ,
+// which every AVX-512 version in the core may use; asked once.
+inline bool cpu_has_avx512() noexcept {
+    static const bool supported = [] {
+        __builtin_cpu_init();
+        return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+               __builtin_cpu_supports("avx512dq");
+    }();
+    return supported;
+}
+}  // namespace detail
+}  // namespace simhash
 #endif
