@@ -24,10 +24,10 @@
 // bytes is its key, so an equal key on a slot of its length is the word:
 // a second gather reads the slot's entry (position and length), and a
 // compress stores the positions of the hits (in no set order: they are
-// only counted).  Any other equal key (a
-// longer word, or one whose key is a longer word's) is checked one word at
-// a time by english_stop_word_index(): "ourselves", "themselves" and
-// "yourselves" are the only listed words of more than 8 bytes.
+// only counted).  Any other equal key (a longer word, or one whose key is
+// a longer word's) is checked one word at a time by
+// english_stop_word_index(): "ourselves", "themselves" and "yourselves"
+// are the only listed words of more than 8 bytes.
 //
 // XXH3 without its length branch
 // ------------------------------

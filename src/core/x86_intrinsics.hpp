@@ -1,17 +1,22 @@
 // <immintrin.h>, for the files whose SIMD versions are chosen at run time
 // (count_ones.cpp, word_batch.cpp, fingerprint.cpp), and the one test of
-// the AVX-512 they use.  GCC 12's AVX-512 intrinsics start
-// some results from a variable that initializes itself, which
-// -Wuninitialized and -Wmaybe-uninitialized then report wherever they are
-// inlined: both are turned off for the rest of the including file.
+// the AVX-512 they use.  GCC 12's AVX-512 intrinsics start some results
+// from a variable that initializes itself, which -Wuninitialized and
+// -Wmaybe-uninitialized report wherever they are inlined, at a line of
+// the intrinsics' header: both are off for that header only, so that our
+// own code keeps the warnings.
 #pragma once
 
 #if defined(__x86_64__)
 #if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wuninitialized"
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 #include <immintrin.h>
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 #endif
 
 #if defined(__x86_64__)
