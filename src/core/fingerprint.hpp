@@ -42,6 +42,28 @@ constexpr int kDefaultNgram = 1;
 
 uint64_t feature_hash(const char* feature, size_t length) noexcept;
 
+namespace detail {
+// XXH3's constants for 1 to 3 bytes (xxhash.h, XXH3_len_1to3_64b, seed 0):
+// the first two 32-bit words of its default secret XORed, and XXH64's
+// avalanche primes.
+constexpr uint64_t kXxh3Secret1to3 = 0x87275a9bULL;
+constexpr uint64_t kXxhPrime64_2 = 0xC2B2AE3D27D4EB4FULL;
+constexpr uint64_t kXxhPrime64_3 = 0x165667B19E3779F9ULL;
+}  // namespace detail
+
+// feature_hash() of 1 to 3 bytes (a character of the BMP, or a short
+// word), inline: XXH3's formula for these lengths.  The unit tests compare
+// every such string with the library.
+inline uint64_t feature_hash_1to3(const char* feature, size_t length) noexcept {
+    const auto* bytes = reinterpret_cast<const unsigned char*>(feature);
+    uint64_t h = (uint64_t(bytes[0]) << 16) | (uint64_t(bytes[length >> 1]) << 24) | uint64_t(bytes[length - 1]) |
+                 (uint64_t(length) << 8);
+    h ^= detail::kXxh3Secret1to3;
+    h = (h ^ (h >> 33)) * detail::kXxhPrime64_2;
+    h = (h ^ (h >> 29)) * detail::kXxhPrime64_3;
+    return h ^ (h >> 32);
+}
+
 // The splitmix64 finalizer: decorrelates the tie-break word from the votes.
 constexpr uint64_t tie_mix(uint64_t hash) noexcept {
     hash = (hash ^ (hash >> 30)) * 0xbf58476d1ce4e5b9ULL;
@@ -221,7 +243,7 @@ public:
             function_words_.add(function_word);
             return;
         }
-        hashes_[kept_] = feature_hash(feature, length);
+        hashes_[kept_] = length <= 3 ? feature_hash_1to3(feature, length) : feature_hash(feature, length);
         if (++kept_ >= kBoostTo) count_kept();
     }
     // The tokenizer's sink: a feature, or a word it leaves to be looked up.

@@ -76,13 +76,11 @@ size_t split_words_portable(const WordBatch& batch, BatchFunctionWords* function
 bool split_words_avx512_supported() noexcept { return cpu_has_avx512(); }
 
 namespace {
-// XXH3's default secret, its words XORed as the short formulas XOR them.
-constexpr uint64_t kSecret1to3 = 0x87275a9bULL;           // 32-bit words 0 and 1
+// XXH3's default secret, its words XORed as the short formulas XOR them
+// (those of 1 to 3 bytes, and the primes they share, in fingerprint.hpp).
 constexpr uint64_t kSecret4to8 = 0xc73ab174c5ecd5a2ULL;   // 64-bit words at bytes 8 and 16
 constexpr uint64_t kSecret9to16a = 0x6782737bea4239b9ULL;  // at bytes 24 and 32
 constexpr uint64_t kSecret9to16b = 0xaf56bc3b0996523aULL;  // at bytes 40 and 48
-constexpr uint64_t kPrime64_2 = 0xC2B2AE3D27D4EB4FULL;
-constexpr uint64_t kPrime64_3 = 0x165667B19E3779F9ULL;
 constexpr uint64_t kRrmxmx = 0x9FB21C651E98DF25ULL;
 constexpr uint64_t kAvalanche = 0x165667919E3779F9ULL;
 }  // namespace
@@ -118,9 +116,9 @@ SIMHASH_AVX512 inline __m512i xxh3_short(__m512i lo, __m512i tail, __m512i lengt
         _mm512_srlv_epi64(lo, _mm512_slli_epi64(_mm512_sub_epi64(length, broadcast(1)), 3)), byte);
     __m512i h1 = _mm512_or_si512(_mm512_or_si512(_mm512_slli_epi64(first, 16), _mm512_slli_epi64(middle, 24)),
                                  _mm512_or_si512(last, _mm512_slli_epi64(length, 8)));
-    h1 = xorshift(_mm512_xor_si512(h1, broadcast(kSecret1to3)), 33);
-    h1 = xorshift(_mm512_mullo_epi64(h1, broadcast(kPrime64_2)), 29);
-    h1 = xorshift(_mm512_mullo_epi64(h1, broadcast(kPrime64_3)), 32);
+    h1 = xorshift(_mm512_xor_si512(h1, broadcast(kXxh3Secret1to3)), 33);
+    h1 = xorshift(_mm512_mullo_epi64(h1, broadcast(kXxhPrime64_2)), 29);
+    h1 = xorshift(_mm512_mullo_epi64(h1, broadcast(kXxhPrime64_3)), 32);
     // 4 to 8 bytes: the first 4 and the last 4, and rrmxmx
     const __m512i head4 = _mm512_and_si512(lo, low32);
     const __m512i last4 = _mm512_and_si512(

@@ -28,6 +28,22 @@ TEST(Fingerprint, FeatureHashIsXxh3WithSeedZero) {
     EXPECT_EQ(hash(""), 0x2D06800538D394C2ULL);  // XXH3_64bits of empty input, from the xxHash reference
 }
 
+// The inline formula for 1 to 3 bytes is XXH3's, for every such string.
+TEST(Fingerprint, ShortFeatureHashIsXxh3) {
+    unsigned char bytes[3];
+    const char* feature = reinterpret_cast<const char*>(bytes);
+    for (uint32_t v = 0; v < (uint32_t{1} << 24); ++v) {
+        bytes[0] = uint8_t(v), bytes[1] = uint8_t(v >> 8), bytes[2] = uint8_t(v >> 16);
+        ASSERT_EQ(simhash::feature_hash_1to3(feature, 3), simhash::feature_hash(feature, 3)) << v;
+        if (v < (uint32_t{1} << 16)) {
+            ASSERT_EQ(simhash::feature_hash_1to3(feature, 2), simhash::feature_hash(feature, 2)) << v;
+        }
+        if (v < 256) {
+            ASSERT_EQ(simhash::feature_hash_1to3(feature, 1), simhash::feature_hash(feature, 1)) << v;
+        }
+    }
+}
+
 // One feature: every bit's vote is the feature's own bit.
 TEST(Fingerprint, SingleFeatureIsItsHash) {
     EXPECT_EQ(fingerprint("Hello").fingerprint, hash("hello"));
