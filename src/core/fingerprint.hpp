@@ -233,6 +233,8 @@ private:
 // the order the features come in.
 class TextVotes {
 public:
+    // The votes are a sum: the tokenizer may give the features in any order (tokenizer.hpp).
+    static constexpr bool kAnyOrder = true;
     // batch_words: gather words in batches where the CPU can (the tests ask for either way).
     explicit TextVotes(TokenizerKind kind, bool batch_words = true) noexcept
         : length_weighted_(kind == TokenizerKind::kMixed),

@@ -25,6 +25,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "stop_words.hpp"
 #include "unicode.hpp"
@@ -49,8 +50,19 @@ const char* tokenizer_name(TokenizerKind kind) noexcept;
 // Bytes of scratch the tokenizer needs for a text of `length` bytes.
 inline size_t tokenizer_scratch_size(size_t length) noexcept { return 2 * length + 16; }
 
+// A sink that counts its features as a multiset, heedless of their order
+// (TextVotes), may say so with a member `static constexpr bool kAnyOrder =
+// true`: the fast path then gives it the characters that are features by
+// themselves after the words of the same 64-byte block, not among them,
+// which saves a branch per feature (tokenizer_fast_path.hpp).
+template <class Sink, class = void>
+constexpr bool kSinkTakesAnyOrder = false;
+template <class Sink>
+constexpr bool kSinkTakesAnyOrder<Sink, std::void_t<decltype(std::remove_reference_t<Sink>::kAnyOrder)>> =
+    std::remove_reference_t<Sink>::kAnyOrder;
+
 // Calls sink(const char* feature, size_t feature_length) for every feature, in
-// text order.  Requires 1 <= n <= kMaxNgram and scratch of tokenizer_scratch_size(length).
+// text order (but see kSinkTakesAnyOrder).  Requires 1 <= n <= kMaxNgram and scratch of tokenizer_scratch_size(length).
 // A sink that also takes an int is called as sink(feature, length, index):
 // in mixed mode index is the feature's position in kEnglishStopWords when it
 // is an English function word, else -1 (the lookup is the tokenizer's, which

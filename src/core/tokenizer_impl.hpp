@@ -3,7 +3,7 @@
 
 #include <type_traits>
 
-#include "tokenizer_ascii.hpp"
+#include "tokenizer_fast_path.hpp"
 
 namespace simhash {
 namespace detail {
@@ -28,36 +28,6 @@ private:
     size_t count_ = 0;
     size_t starts_[kMaxNgram] = {};
 };
-
-// U+4E00..U+9FFF is E4 B8 80 .. E9 BF BF in UTF-8.
-inline bool is_common_han(const unsigned char* p, const unsigned char* end) noexcept {
-    if (end - p < 3 || p[0] < 0xE4 || p[0] > 0xE9 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return false;
-    return p[0] != 0xE4 || p[1] >= 0xB8;
-}
-
-inline char32_t decode_utf8_3(const unsigned char* p) noexcept {
-    return (char32_t(p[0] & 0x0F) << 12) | (char32_t(p[1] & 0x3F) << 6) | char32_t(p[2] & 0x3F);
-}
-
-// The length of the well-formed 2- or 3-byte UTF-8 sequence at p (a code
-// point of U+0080..U+FFFF other than a surrogate), or 0 for anything else:
-// ASCII, 4 bytes, or malformed, which decode_utf8() takes.
-inline int bmp_sequence_length(const unsigned char* p, const unsigned char* end) noexcept {
-    const unsigned char b0 = p[0];
-    if (b0 >= 0xC2 && b0 <= 0xDF) return end - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
-    if (b0 < 0xE0 || b0 > 0xEF || end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
-    if ((b0 == 0xE0 && p[1] < 0xA0) || (b0 == 0xED && p[1] >= 0xA0)) return 0;  // overlong, or a surrogate
-    return 3;
-}
-
-// The code point of a sequence that bmp_sequence_length() measured as length.
-inline char32_t decode_bmp(const unsigned char* p, int length) noexcept {
-    return length == 2 ? (char32_t(p[0] & 0x1F) << 6) | char32_t(p[1] & 0x3F) : decode_utf8_3(p);
-}
-
-}  // namespace detail
-
-namespace detail {
 
 // tokenize() with its fast paths (the mixed tokenizer's ASCII words, common
 // Han characters and, in mixed 1, the bigrams of kana runs taken straight
@@ -147,7 +117,11 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
             if (kind == TokenizerKind::kMixed && !in_word && *p < 0x80) {
                 close_run();
                 out = 0;
-                const unsigned char* stopped = detail::scan_ascii_words(p, next_tick, end, scratch, ascii_word);
+                const unsigned char* stopped =
+                    single_ideographs
+                        ? detail::scan_fast_path<true, kSinkTakesAnyOrder<Sink>>(p, next_tick, end, scratch,
+                                                                                 ascii_word, emit)
+                        : detail::scan_fast_path<false, false>(p, next_tick, end, scratch, ascii_word, emit);
                 if (stopped != p) {
                     p = stopped;
                     continue;

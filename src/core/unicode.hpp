@@ -32,6 +32,39 @@ DecodedChar decode_utf8(const unsigned char* p, const unsigned char* end) noexce
 // Writes the UTF-8 encoding of `code` (a valid scalar value) and returns its length.
 int encode_utf8(char32_t code, char* out) noexcept;
 
+namespace detail {
+
+// Decoders of the sequences the tokenizer's fast paths take, inline; the
+// unit tests check them against decode_utf8().
+
+// U+4E00..U+9FFF is E4 B8 80 .. E9 BF BF in UTF-8.
+inline bool is_common_han(const unsigned char* p, const unsigned char* end) noexcept {
+    if (end - p < 3 || p[0] < 0xE4 || p[0] > 0xE9 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return false;
+    return p[0] != 0xE4 || p[1] >= 0xB8;
+}
+
+inline char32_t decode_utf8_3(const unsigned char* p) noexcept {
+    return (char32_t(p[0] & 0x0F) << 12) | (char32_t(p[1] & 0x3F) << 6) | char32_t(p[2] & 0x3F);
+}
+
+// The length of the well-formed 2- or 3-byte UTF-8 sequence at p (a code
+// point of U+0080..U+FFFF other than a surrogate), or 0 for anything else:
+// ASCII, 4 bytes, or malformed, which decode_utf8() takes.
+inline int bmp_sequence_length(const unsigned char* p, const unsigned char* end) noexcept {
+    const unsigned char b0 = p[0];
+    if (b0 >= 0xC2 && b0 <= 0xDF) return end - p >= 2 && (p[1] & 0xC0) == 0x80 ? 2 : 0;
+    if (b0 < 0xE0 || b0 > 0xEF || end - p < 3 || (p[1] & 0xC0) != 0x80 || (p[2] & 0xC0) != 0x80) return 0;
+    if ((b0 == 0xE0 && p[1] < 0xA0) || (b0 == 0xED && p[1] >= 0xA0)) return 0;  // overlong, or a surrogate
+    return 3;
+}
+
+// The code point of a sequence that bmp_sequence_length() measured as length.
+inline char32_t decode_bmp(const unsigned char* p, int length) noexcept {
+    return length == 2 ? (char32_t(p[0] & 0x1F) << 6) | char32_t(p[1] & 0x3F) : decode_utf8_3(p);
+}
+
+}  // namespace detail
+
 // Unicode simple case folding (CaseFolding.txt, statuses C and S: one code
 // point to one), plus fullwidth ASCII to ASCII and capital I with dot to i.
 char32_t fold_case(char32_t code) noexcept;

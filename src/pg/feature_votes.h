@@ -82,6 +82,7 @@ inline void check_for_interrupts() { CHECK_FOR_INTERRUPTS(); }
  */
 template <class Sink>
 struct InterruptibleSink {
+    static constexpr bool kAnyOrder = simhash::kSinkTakesAnyOrder<Sink>;
     Sink& sink;
     void operator()(const char* feature, size_t length, int function_word) {
         CHECK_FOR_INTERRUPTS();

@@ -249,6 +249,11 @@ TEST(Unicode, BmpPropertiesAgreeWithTheGeneralFunctions) {
         ASSERT_EQ(props & ~(simhash::BmpProperties::kClass | simhash::BmpProperties::kFolds |
                             simhash::BmpProperties::kIdeograph),
                   0) << std::hex << "U+" << uint32_t(c);
+        // the mixed 1 blocks take symbols and ideographs from the text as they are
+        const simhash::CharClass cls = simhash::classify(folded);
+        if (cls == simhash::CharClass::kSymbol || (cls == simhash::CharClass::kCjk && simhash::is_ideograph(folded))) {
+            ASSERT_EQ(folded, c) << std::hex << "U+" << uint32_t(c) << " folds";
+        }
         folding += folded != c;
         ideographs += (props & simhash::BmpProperties::kIdeograph) != 0;
     }
@@ -536,6 +541,24 @@ static Trace trace(const std::string& text, TokenizerKind kind, int n) {
     return t;
 }
 
+// The same with a sink that takes the features in any order, as TextVotes
+// does (kSinkTakesAnyOrder).
+struct AnyOrderTrace {
+    static constexpr bool kAnyOrder = true;
+    Trace* trace;
+    void operator()(const char* f, size_t len, int index) const {
+        trace->features.emplace_back(std::string(f, len), index);
+    }
+};
+static Trace trace_any_order(const std::string& text, TokenizerKind kind, int n) {
+    std::vector<char> bytes(text.begin(), text.end());
+    std::vector<char> scratch(simhash::tokenizer_scratch_size(text.size()));
+    Trace t;
+    simhash::detail::tokenize_text<true>(bytes.data(), bytes.size(), kind, n, scratch.data(), AnyOrderTrace{&t},
+                                         [&t] { t.ticks.push_back(t.features.size()); });
+    return t;
+}
+
 static void expect_fast_paths_change_nothing(const std::string& text, bool mixed_only = false) {
     for (TokenizerKind kind : {TokenizerKind::kMixed, TokenizerKind::kWords, TokenizerKind::kChars})
         for (int n : {1, 2}) {
@@ -640,7 +663,7 @@ TEST(Tokenizer, KanaRunsMatchThePlainPath) {
     }
 }
 
-// The 64-byte blocks of the ASCII fast path (tokenizer_ascii.hpp): texts of
+// The 64-byte blocks of the ASCII fast path (tokenizer_fast_path.hpp): texts of
 // hundreds of bytes, so that most words are found by a block, with words of
 // 1 to 100 bytes (past the 16 bytes that fold_ascii16 covers, and past a
 // whole block), capitals, and non-ASCII characters, which cut a block, at
@@ -673,6 +696,67 @@ TEST(Tokenizer, BlockScanMatchesThePlainPath) {
     }
 }
 
+// Chinese in 64-byte blocks (tokenizer_fast_path.hpp, "Characters that are
+// features by themselves"): common Han characters, separators, symbols and
+// other ideographs, which the blocks take, among ASCII words and the
+// characters that cut a block (letters, kana, characters that folding
+// changes, ignorables, 4-byte, malformed and cut sequences), so that every
+// kind falls at every offset of a block and across its end.  In text order
+// the features are the plain loop's; in any order, the same multiset, and
+// the blocks do reorder some texts (the test reaches that path).
+TEST(Tokenizer, ChineseBlocksMatchThePlainPath) {
+    const std::vector<std::string> han = {"中", "文", "的", "\xE4\xB8\x80" /* U+4E00 */, "\xE9\xBF\xBF" /* U+9FFF */};
+    // characters the blocks take (separators, symbols, ideographs beyond U+4E00..U+9FFF), and others
+    const std::vector<std::string> taken = {
+        "，", "。", "、", "“", "”", "《", "》", "：", "\xC2\xA0" /* no-break space */, "\xE3\x80\x80" /* ideographic space */,
+        "─", "│", "©", "\xE4\xB7\x80" /* U+4DC0, a symbol led by E4 */, "\xE4\xB6\xB5" /* U+4DB5, an ideograph */,
+        "\xE3\x90\x80" /* U+3400 */, "\xEF\xA4\x80" /* U+F900 */};
+    const std::vector<std::string> cutting = {
+        "々", "Ⓐ", "ⓐ", "か", "カ", "é", "É", "Ａ" /* folds */, "\xC2\xAD" /* soft hyphen */, "\xE2\x80\x8D" /* ZWJ */,
+        "😀", "\xF0\xA0\x80\x80" /* U+20000 */, "\xFF", "\x80", "\xE4\xB8" /* cut Han */, "\xE2\x80" /* cut */,
+        "\xE0\x80\x80" /* overlong */};
+    std::mt19937_64 rng(35);
+    int reordered = 0;
+    for (int trial = 0; trial < 3000; ++trial) {
+        std::string text;
+        const size_t size = 64 + rng() % 600;
+        // some texts hold only what the blocks take
+        const bool blocks_only = trial % 4 == 0;
+        while (text.size() < size) {
+            const uint64_t kind = rng() % 20;
+            if (kind < 10) {
+                text += han[rng() % han.size()];
+            } else if (kind < 12 || (kind < 13 && blocks_only)) {
+                text += taken[rng() % taken.size()];
+            } else if (kind < 13) {
+                text += cutting[rng() % cutting.size()];
+            } else if (kind < 15) {
+                text += " \n."[rng() % 3];
+            } else {
+                const size_t length = 1 + rng() % (rng() % 8 == 0 ? 40 : 8);
+                for (size_t k = 0; k < length; ++k) {
+                    const int c = int(rng() % 36);
+                    char b = c < 26 ? char('a' + c) : char('0' + c - 26);
+                    if (c < 26 && rng() % 6 == 0) b = char(b - 32);
+                    text += b;
+                }
+            }
+        }
+        expect_fast_paths_change_nothing(text, true);
+        for (int n : {1, 2}) {
+            const Trace plain = trace<false>(text, TokenizerKind::kMixed, n);
+            Trace any = trace_any_order(text, TokenizerKind::kMixed, n);
+            reordered += any.features != plain.features;
+            std::vector<std::pair<std::string, int>> sorted_plain = plain.features;
+            std::sort(sorted_plain.begin(), sorted_plain.end());
+            std::sort(any.features.begin(), any.features.end());
+            ASSERT_EQ(any.features, sorted_plain) << "n " << n << ": " << text;
+            ASSERT_EQ(any.ticks, plain.ticks);
+        }
+    }
+    EXPECT_GT(reordered, 100);
+}
+
 // A word or a run of ideographs across the tick boundary: the ticks come at
 // the same features with and without the fast paths.
 TEST(Tokenizer, FastPathsTickWhereThePlainPathDoes) {
@@ -682,6 +766,8 @@ TEST(Tokenizer, FastPathsTickWhereThePlainPathDoes) {
         text += "straddling the tick boundary With Capitals and words 中文中文中文 then more words ";
         while (text.size() < mb + 200) text += "Filler word" + std::to_string(text.size() % 97) + " 中国 ";
         expect_fast_paths_change_nothing(text, true);
+        EXPECT_EQ(trace_any_order(text, TokenizerKind::kMixed, 1).ticks,
+                  trace<false>(text, TokenizerKind::kMixed, 1).ticks);
         // a run of kana across it
         std::string kana(mb - 20 + shift, ' ');
         while (kana.size() < mb + 200) kana += "ひらがなカタカナ";
