@@ -24,11 +24,14 @@ void UnitVotes::add_all(const uint64_t* hashes, size_t n) noexcept {
     features_ += n;
 }
 
+// The bits are set with & and |, not && and ||: the signs of the sums
+// are as good as random, and a branch on each mispredicted half the time
+// (about 500 cycles a text, 3% of the time of short Chinese texts).
 uint64_t UnitVotes::fingerprint() const noexcept {
     uint64_t fp = 0;
     for (int i = 0; i < 64; ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        if (2 * ones_[i] > features_ || (2 * ones_[i] == features_ && (tie_break_ & bit))) fp |= bit;
+        const uint64_t tie = (tie_break_ >> i) & 1;
+        fp |= uint64_t((2 * ones_[i] > features_) | ((2 * ones_[i] == features_) & tie)) << i;
     }
     return fp;
 }
@@ -38,8 +41,8 @@ template <class Sum>
 static uint64_t signs(const Sum sums[64], uint64_t tie_break) noexcept {
     uint64_t fp = 0;
     for (int i = 0; i < 64; ++i) {
-        const uint64_t bit = uint64_t{1} << i;
-        if (sums[i] > 0 || (sums[i] == 0 && (tie_break & bit))) fp |= bit;
+        const uint64_t tie = (tie_break >> i) & 1;
+        fp |= uint64_t((sums[i] > 0) | ((sums[i] == 0) & tie)) << i;
     }
     return fp;
 }
