@@ -235,10 +235,12 @@ class TextVotes {
 public:
     // The votes are a sum: the tokenizer may give the features in any order (tokenizer.hpp).
     static constexpr bool kAnyOrder = true;
-    // batch_words: gather words in batches where the CPU can (the tests ask for either way).
-    explicit TextVotes(TokenizerKind kind, bool batch_words = true) noexcept
+    // avx512: batch words and hash a block's characters with AVX-512 where
+    // the CPU can (the tests ask for either way).
+    explicit TextVotes(TokenizerKind kind, bool avx512 = true) noexcept
         : length_weighted_(kind == TokenizerKind::kMixed),
-          batch_words_(batch_words && detail::split_words_avx512_supported()) {}
+          batch_words_(avx512 && detail::split_words_avx512_supported()),
+          hash_chars_avx512_(avx512 && detail::hash_block_chars_avx512_supported()) {}
     // A tokenizer sink's arguments (tokenizer.hpp): function_word is -1 for other features.
     void add(const char* feature, size_t length, int function_word) noexcept {
         if (function_word >= 0) {
@@ -261,6 +263,12 @@ public:
         batch_.lengths[batch_.count] = uint8_t(word.length);
         if (++batch_.count == detail::kWordBatch) split_batch();
     }
+    // A block's characters (tokenizer.hpp), hashed together.
+    void operator()(BlockChars chars) noexcept {
+        kept_ += uint32_t(hash_chars_avx512_ ? detail::hash_block_chars_avx512(chars, hashes_ + kept_)
+                                             : detail::hash_block_chars_portable(chars, hashes_ + kept_));
+        if (kept_ >= kBoostTo) count_kept();
+    }
     uint64_t features() const noexcept {
         return votes_.features() + kept_ + function_words_.occurrences() + batch_.count;
     }
@@ -281,13 +289,16 @@ private:
     FunctionWordTally function_words_;
     bool length_weighted_;
     bool batch_words_;          // words wait in batch_ (AVX-512), or are looked up as they come
+    bool hash_chars_avx512_;    // a block's characters are hashed eight at a time (AVX-512 VBMI)
     detail::WordBatch batch_;  // words not yet looked up
     // The hashes of the features other than function words since the last
     // count_kept(): every one of a text with fewer than kBoostTo, which are
     // the texts whose weights may not be their counts.
     uint32_t kept_ = 0;
-    // (a batch's hashes can take kept_ past kBoostTo, and stores whole vectors)
+    // (a batch's hashes, or a block's 32 characters at most, can take kept_
+    // past kBoostTo, and both store whole vectors)
     uint64_t hashes_[kBoostTo + detail::kWordBatch + detail::kWordBatchSlack];
+    static_assert(detail::kWordBatch >= 32, "a block's characters fit after kBoostTo - 1 hashes");
 };
 
 struct TextFingerprint {

@@ -43,6 +43,27 @@ struct ShortWord {
     size_t length;
 };
 
+// The characters of a 64-byte block of text that are features by
+// themselves (mixed 1's ideographs and symbols, each of 2 or 3 bytes): each
+// runs from a set bit of starts to the matching set bit of lasts, counted
+// in bytes from `bytes`, a 64-byte block.  Given, a block at a time, to a
+// sink that takes any order and asks for them (TextVotes, which hashes
+// eight at a time).
+struct BlockChars {
+    const char* bytes;
+    uint64_t starts;
+    uint64_t lasts;
+};
+
+// Calls f(const char* c, size_t length) for each character of chars, in text order.
+template <class F>
+inline void for_each_block_char(BlockChars chars, F&& f) {
+    for (uint64_t s = chars.starts, l = chars.lasts; s != 0; s &= s - 1, l &= l - 1) {
+        const int first = __builtin_ctzll(s);
+        f(chars.bytes + first, size_t(__builtin_ctzll(l) + 1 - first));
+    }
+}
+
 // Accepts "words", "chars" and "mixed" (exact, lower case).
 bool parse_tokenizer(const char* name, size_t length, TokenizerKind* out) noexcept;
 const char* tokenizer_name(TokenizerKind kind) noexcept;
@@ -54,7 +75,8 @@ inline size_t tokenizer_scratch_size(size_t length) noexcept { return 2 * length
 // (TextVotes), may say so with a member `static constexpr bool kAnyOrder =
 // true`: the fast path then gives it the characters that are features by
 // themselves after the words of the same 64-byte block, not among them,
-// which saves a branch per feature (tokenizer_fast_path.hpp).
+// which saves a branch per feature (tokenizer_fast_path.hpp), and as one
+// BlockChars if it takes that.
 template <class Sink, class = void>
 constexpr bool kSinkTakesAnyOrder = false;
 template <class Sink>

@@ -221,9 +221,9 @@ inline BlockSingles find_block_singles(const unsigned char* p, const unsigned ch
 // "the", "f" and "flag"; "flag" ends at the cut, so the block gives "Use",
 // "the" and "f" and stops at byte 11, where the 16-byte loop finds "flag"
 // reaching a non-ASCII byte and leaves it to the general loop.
-template <bool kSingles, bool kAnyOrder, class WordSink, class SingleSink>
+template <bool kSingles, bool kAnyOrder, class WordSink, class CharsSink>
 inline const unsigned char* scan_blocks(const unsigned char* p, const unsigned char* limit, const unsigned char* end,
-                                        char* scratch, WordSink&& word, SingleSink&& single) {
+                                        char* scratch, WordSink&& word, CharsSink&& chars) {
     const BmpProperties& bmp = bmp_properties();
     // 16 more bytes than the block: fold_ascii16 reads 16 from a word's start
     while (limit - p >= 64 && end - p >= 64 + 16) {
@@ -265,13 +265,7 @@ inline const unsigned char* scan_blocks(const unsigned char* p, const unsigned c
             word(static_cast<const char*>(scratch), length, true);
         }
         // a sink that takes any order: the characters after the words, with no branch between
-        while (single_starts != 0) {
-            const unsigned char* c = p + __builtin_ctzll(single_starts);
-            const size_t length = size_t(p + __builtin_ctzll(single_lasts) + 1 - c);
-            single_starts &= single_starts - 1;
-            single_lasts &= single_lasts - 1;
-            single(reinterpret_cast<const char*>(c), length);
-        }
+        if (single_starts != 0) chars(BlockChars{reinterpret_cast<const char*>(p), single_starts, single_lasts});
         p += resume;
         if (resume == 0) break;                      // a word of 64 bytes or more
         if (cut < 64 && !singles.straddles) break;  // a non-ASCII byte for the general loop
@@ -285,18 +279,17 @@ inline const unsigned char* scan_blocks(const unsigned char* p, const unsigned c
 // most 16 bytes, or one with capital letters, is folded into scratch, and
 // w points there (folded is true); otherwise w points into the text.  With
 // kSingles (mixed 1), the blocks also take the characters that are
-// features by themselves, and give them to single(const char* c, size_t
-// length), pointing into the text, after each block's words where
-// kAnyOrder, else to word() as words in text order.  Returns where it
-// stopped: limit, a non-ASCII byte, the start of a word it leaves to the
-// general loop, or a point less than 16 bytes before end.  Requires limit
-// <= end.  The blocks (scan_blocks) go first; the loop here, one ASCII
-// word at a time, finishes what they leave.
-template <bool kSingles, bool kAnyOrder, class WordSink, class SingleSink>
+// features by themselves, and give them to chars(BlockChars) after each
+// block's words where kAnyOrder, else to word() as words in text order.
+// Returns where it stopped: limit, a non-ASCII byte, the start of a word
+// it leaves to the general loop, or a point less than 16 bytes before end.
+// Requires limit <= end.  The blocks (scan_blocks) go first; the loop
+// here, one ASCII word at a time, finishes what they leave.
+template <bool kSingles, bool kAnyOrder, class WordSink, class CharsSink>
 inline const unsigned char* scan_fast_path(const unsigned char* p, const unsigned char* limit,
                                            const unsigned char* end, char* scratch, WordSink&& word,
-                                           SingleSink&& single) {
-    p = scan_blocks<kSingles, kAnyOrder>(p, limit, end, scratch, word, single);
+                                           CharsSink&& chars) {
+    p = scan_blocks<kSingles, kAnyOrder>(p, limit, end, scratch, word, chars);
     while (p < limit && end - p >= 16) {
         const size_t left = size_t(limit - p);
         const uint32_t valid = left >= 16 ? 0xFFFFu : (1u << left) - 1;

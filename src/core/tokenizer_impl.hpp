@@ -61,6 +61,14 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
         else
             sink(feature, feature_length);
     };
+    // Mixed 1's characters that are features by themselves, a block at a
+    // time: to a sink that takes them so, else one by one.
+    auto block_chars = [&](BlockChars chars) {
+        if constexpr (std::is_invocable_v<Sink&, BlockChars>)
+            sink(chars);
+        else
+            for_each_block_char(chars, emit);
+    };
     // A run (chars mode: any non-separators; mixed: CJK characters) ends: a
     // run shorter than n still yields itself as one feature.
     auto close_run = [&]() {
@@ -120,8 +128,9 @@ void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, c
                 const unsigned char* stopped =
                     single_ideographs
                         ? detail::scan_fast_path<true, kSinkTakesAnyOrder<Sink>>(p, next_tick, end, scratch,
-                                                                                 ascii_word, emit)
-                        : detail::scan_fast_path<false, false>(p, next_tick, end, scratch, ascii_word, emit);
+                                                                                 ascii_word, block_chars)
+                        : detail::scan_fast_path<false, false>(p, next_tick, end, scratch, ascii_word,
+                                                               block_chars);
                 if (stopped != p) {
                     p = stopped;
                     continue;

@@ -71,6 +71,12 @@ size_t split_words_portable(const WordBatch& batch, BatchFunctionWords* function
     return hash_count;
 }
 
+size_t hash_block_chars_portable(BlockChars chars, uint64_t* hashes) noexcept {
+    size_t count = 0;
+    for_each_block_char(chars, [&](const char* c, size_t length) { hashes[count++] = feature_hash_1to3(c, length); });
+    return count;
+}
+
 #if defined(__x86_64__)
 
 bool split_words_avx512_supported() noexcept { return cpu_has_avx512(); }
@@ -105,6 +111,16 @@ SIMHASH_AVX512 inline __m512i mul128_fold64(__m512i a, __m512i b) {
     return _mm512_xor_si512(low, high);
 }
 
+// XXH3-64 (seed 0) of 1 to 3 bytes, from each lane's combination of them
+// (the last byte, the length, the first byte and the middle one, from the
+// lowest byte up), as XXH3_len_1to3_64b and feature_hash_1to3 make it.
+SIMHASH_AVX512 inline __m512i xxh3_1to3(__m512i combined) {
+    const __m512i h = xorshift(_mm512_xor_si512(combined, broadcast(kXxh3Secret1to3)), 33);
+    return xorshift(_mm512_mullo_epi64(xorshift(_mm512_mullo_epi64(h, broadcast(kXxhPrime64_2)), 29),
+                                       broadcast(kXxhPrime64_3)),
+                    32);
+}
+
 // XXH3-64 (seed 0) of each lane's word: length bytes, lo its first 8
 // (bytes past the end are ignored), tail its last 8 where it is longer.
 SIMHASH_AVX512 inline __m512i xxh3_short(__m512i lo, __m512i tail, __m512i length) {
@@ -114,11 +130,9 @@ SIMHASH_AVX512 inline __m512i xxh3_short(__m512i lo, __m512i tail, __m512i lengt
     const __m512i middle = _mm512_and_si512(_mm512_srlv_epi64(lo, _mm512_slli_epi64(_mm512_srli_epi64(length, 1), 3)), byte);
     const __m512i last = _mm512_and_si512(
         _mm512_srlv_epi64(lo, _mm512_slli_epi64(_mm512_sub_epi64(length, broadcast(1)), 3)), byte);
-    __m512i h1 = _mm512_or_si512(_mm512_or_si512(_mm512_slli_epi64(first, 16), _mm512_slli_epi64(middle, 24)),
-                                 _mm512_or_si512(last, _mm512_slli_epi64(length, 8)));
-    h1 = xorshift(_mm512_xor_si512(h1, broadcast(kXxh3Secret1to3)), 33);
-    h1 = xorshift(_mm512_mullo_epi64(h1, broadcast(kXxhPrime64_2)), 29);
-    h1 = xorshift(_mm512_mullo_epi64(h1, broadcast(kXxhPrime64_3)), 32);
+    const __m512i h1 = xxh3_1to3(_mm512_or_si512(
+        _mm512_or_si512(_mm512_slli_epi64(first, 16), _mm512_slli_epi64(middle, 24)),
+        _mm512_or_si512(last, _mm512_slli_epi64(length, 8))));
     // 4 to 8 bytes: the first 4 and the last 4, and rrmxmx
     const __m512i head4 = _mm512_and_si512(lo, low32);
     const __m512i last4 = _mm512_and_si512(
@@ -190,6 +204,61 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
     return hashed;
 }
 
+// Characters of a block
+// ---------------------
+// Mixed 1's characters that are features by themselves come a 64-byte
+// block at a time (BlockChars): masks of their first and last bytes.  Two
+// compressions of the byte offsets 0..63 by those masks list each
+// character's first and last offset, in order; three permutations of the
+// block by them give its first, second and last byte, and the length is
+// last - first + 1.  For eight characters at a time two more permutations
+// gather those four bytes of each into a 64-bit lane, as XXH3 combines
+// them, and xxh3_1to3() hashes the lanes.
+//
+// Worked example: a block that starts with "中文" has starts 1001 and
+// lasts 100100 (bits from byte 0); the first offsets are 0 and 3, the
+// last ones 2 and 5, and lane 0 combines 0xAD (last byte), 3 (length),
+// 0xE4 and 0xB8 into 0xB8E403AD.
+#define SIMHASH_AVX512_VBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vbmi,avx512vbmi2")))
+
+namespace {
+// Bytes 0..63.
+alignas(64) constexpr uint8_t kByteOffsets[64] = {
+    0,  1,  2,  3,  4,  5,  6,  7,  8,  9,  10, 11, 12, 13, 14, 15, 16, 17, 18, 19, 20, 21,
+    22, 23, 24, 25, 26, 27, 28, 29, 30, 31, 32, 33, 34, 35, 36, 37, 38, 39, 40, 41, 42, 43,
+    44, 45, 46, 47, 48, 49, 50, 51, 52, 53, 54, 55, 56, 57, 58, 59, 60, 61, 62, 63};
+// For lane j of eight: bytes j, 64 + j, j, 64 + j (which of two tables'
+// byte j each permutation takes), then four that are masked off.
+alignas(64) constexpr uint8_t kLaneCharacter[64] = {
+    0, 64, 0, 64, 0, 0, 0, 0, 1, 65, 1, 65, 0, 0, 0, 0, 2, 66, 2, 66, 0, 0, 0, 0, 3, 67, 3, 67, 0, 0, 0, 0,
+    4, 68, 4, 68, 0, 0, 0, 0, 5, 69, 5, 69, 0, 0, 0, 0, 6, 70, 6, 70, 0, 0, 0, 0, 7, 71, 7, 71, 0, 0, 0, 0};
+constexpr uint64_t kLowTwoBytes = 0x0303030303030303ULL;   // bytes 0 and 1 of each lane
+constexpr uint64_t kHighTwoBytes = 0x0C0C0C0C0C0C0C0CULL;  // bytes 2 and 3
+}  // namespace
+
+bool hash_block_chars_avx512_supported() noexcept { return cpu_has_avx512_vbmi(); }
+
+SIMHASH_AVX512_VBMI size_t hash_block_chars_avx512(BlockChars chars, uint64_t* hashes) noexcept {
+    const __m512i block = _mm512_loadu_si512(chars.bytes), offsets = _mm512_load_si512(kByteOffsets);
+    const __m512i one = _mm512_set1_epi8(1);
+    const __m512i first = _mm512_maskz_compress_epi8(chars.starts, offsets);
+    const __m512i last = _mm512_maskz_compress_epi8(chars.lasts, offsets);
+    const __m512i first_byte = _mm512_permutexvar_epi8(first, block);
+    const __m512i middle_byte = _mm512_permutexvar_epi8(_mm512_add_epi8(first, one), block);  // length >> 1 is 1
+    const __m512i last_byte = _mm512_permutexvar_epi8(last, block);
+    const __m512i length = _mm512_add_epi8(_mm512_sub_epi8(last, first), one);
+    const size_t count = size_t(__builtin_popcountll(chars.starts));
+    const __m512i lanes = _mm512_load_si512(kLaneCharacter);
+    for (size_t group = 0; group < count; group += 8) {
+        const __m512i pick = _mm512_add_epi8(lanes, _mm512_set1_epi8(static_cast<char>(group)));
+        const __m512i low = _mm512_maskz_permutex2var_epi8(kLowTwoBytes, last_byte, pick, length);
+        const __m512i high = _mm512_maskz_permutex2var_epi8(kHighTwoBytes, first_byte, pick, middle_byte);
+        _mm512_storeu_si512(hashes + group, xxh3_1to3(_mm512_or_si512(low, high)));
+    }
+    return count;
+}
+
+#undef SIMHASH_AVX512_VBMI
 #undef SIMHASH_AVX512
 
 #else
@@ -197,6 +266,10 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
 bool split_words_avx512_supported() noexcept { return false; }
 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWords* function_words, uint64_t* hashes) noexcept {
     return split_words_portable(batch, function_words, hashes);
+}
+bool hash_block_chars_avx512_supported() noexcept { return false; }
+size_t hash_block_chars_avx512(BlockChars chars, uint64_t* hashes) noexcept {
+    return hash_block_chars_portable(chars, hashes);
 }
 
 #endif

@@ -1,5 +1,5 @@
 // <immintrin.h>, for the files whose SIMD versions are chosen at run time
-// (count_ones.cpp, word_batch.cpp, fingerprint.cpp), and the one test of
+// (count_ones.cpp, word_batch.cpp, fingerprint.cpp), and the tests of
 // the AVX-512 they use.  GCC 12's AVX-512 intrinsics start some results
 // from a variable that initializes itself, which -Wuninitialized and
 // -Wmaybe-uninitialized report wherever they are inlined, at a line of
@@ -29,6 +29,14 @@ inline bool cpu_has_avx512() noexcept {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
                __builtin_cpu_supports("avx512dq");
+    }();
+    return supported;
+}
+// And AVX-512 VBMI and VBMI2 (byte permutations and compression) too.
+inline bool cpu_has_avx512_vbmi() noexcept {
+    static const bool supported = [] {
+        __builtin_cpu_init();
+        return cpu_has_avx512() && __builtin_cpu_supports("avx512vbmi") && __builtin_cpu_supports("avx512vbmi2");
     }();
     return supported;
 }

@@ -132,13 +132,49 @@ TEST(WordBatch, Avx512HashIsXxh3OfEveryLength) {
 // Text fingerprints with the words batched and word by word: the same,
 // on both sides of rule 5's ramp and of kBoostTo, where the kept hashes
 // are counted (a batch can take them past it).
+// A block's characters (BlockChars) hashed eight at a time are
+// feature_hash() of each, for random blocks holding 0 to 32 characters of
+// 2 and 3 bytes anywhere, the last ending at byte 63 too.
+TEST(WordBatch, Avx512BlockCharsMatchPortable) {
+    if (!simhash::detail::hash_block_chars_avx512_supported()) {
+        std::printf("hash_block_chars_avx512 not tested: this CPU has no AVX-512 VBMI2\n");
+        return;
+    }
+    std::mt19937_64 rng(64);
+    for (int trial = 0; trial < 100000; ++trial) {
+        char block[64];
+        for (char& c : block) c = char(rng());
+        simhash::BlockChars chars{block, 0, 0};
+        std::vector<std::string> expected;
+        const int density = 1 + int(rng() % 4);  // from a few characters to a block full of them
+        for (int at = int(rng() % 3); at < 64;) {
+            const int length = 2 + int(rng() % 2);
+            if (at + length > 64) break;
+            if (int(rng() % 4) < density) {
+                chars.starts |= uint64_t{1} << at;
+                chars.lasts |= uint64_t{1} << (at + length - 1);
+                expected.emplace_back(block + at, size_t(length));
+            }
+            at += length + (rng() % 3 == 0 ? 1 : 0);
+        }
+        uint64_t portable[32], vector[32 + 8];
+        const size_t count = simhash::detail::hash_block_chars_portable(chars, portable);
+        ASSERT_EQ(count, expected.size());
+        ASSERT_EQ(simhash::detail::hash_block_chars_avx512(chars, vector), count);
+        for (size_t i = 0; i < count; ++i) {
+            ASSERT_EQ(portable[i], simhash::feature_hash(expected[i].data(), expected[i].size())) << trial << " " << i;
+            ASSERT_EQ(vector[i], portable[i]) << trial << " " << i;
+        }
+    }
+}
+
 TEST(WordBatch, BatchedWordsVoteAsWordByWord) {
     if (!have_avx512()) return;
     std::mt19937_64 rng(23);
     const std::vector<std::string> vocabulary = {"The",    "of",        "and",       "ourselves", "Themselves",
                                                  "window", "apple",     "rivers",    "über",      "straße",
                                                  "ПРИВЕТ", "configure", "ab",        "x",         "interoperability", "core", "cat",
-                                                 "世界",   "かな",      "internationalization"};
+                                                 "世界",   "かな",      "internationalization", "，", "─"};
     for (int trial = 0; trial < 400; ++trial) {
         const int words = trial < 200 ? 2400 + int(rng() % 200) : 1 + int(rng() % 6000);
         std::string text;
