@@ -100,10 +100,19 @@ constexpr std::array<uint32_t, kStopTableSize> word16_entries() {
         entries[word16_slot(word16_key_of(kStopWords[k]))] = uint32_t(k) | uint32_t(kStopWords[k].size() << 8);
     return entries;
 }
+
+constexpr std::array<uint16_t, kLongStopWordCount> word16_long_slots() {
+    std::array<uint16_t, kLongStopWordCount> slots{};
+    size_t next = 0;
+    for (std::string_view w : kStopWords)
+        if (w.size() > kPackedStopWordLength) slots[next++] = uint16_t(word16_slot(word16_key_of(w)));
+    return slots;
+}
 }  // namespace
 
 constexpr std::array<uint64_t, kStopTableSize> kWord16Keys = word16_keys();
 constexpr std::array<uint32_t, kStopTableSize> kWord16Entries = word16_entries();
+constexpr std::array<uint16_t, kLongStopWordCount> kWord16LongSlots = word16_long_slots();
 
 }  // namespace detail
 }  // namespace simhash

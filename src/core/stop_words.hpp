@@ -108,6 +108,8 @@ constexpr size_t word16_slot(uint64_t key) noexcept {
 // length times 256 (0: an empty slot, which no word's length matches).
 extern const std::array<uint64_t, kStopTableSize> kWord16Keys;
 extern const std::array<uint32_t, kStopTableSize> kWord16Entries;
+// The slots of the listed words of more than 8 bytes.
+extern const std::array<uint16_t, kLongStopWordCount> kWord16LongSlots;
 
 inline int packed_stop_word_index(uint64_t key) noexcept {
     const size_t slot = stop_slot(key);

@@ -21,11 +21,14 @@
 // Each word's key (stop_words.hpp, word16_key: its first 8 bytes, XORed
 // with a multiple of its tail when it is longer) picks one slot by a
 // multiplication, and one gather reads the slots' keys.  A word of up to 8
-// bytes is its key, so an equal key on a slot of its length is the word:
-// a second gather reads the slot's entry (position and length), and a
-// compress stores the positions of the hits (in no set order: they are
-// only counted).  Any other equal key (a longer word, or one whose key is
-// a longer word's) is checked one word at a time by
+// bytes is its key, so an equal key is the word, unless the slot is one
+// of a longer word's or the word ends in zero bytes (its key is then
+// shorter than it, which a count of the key's leading zero bits shows): a
+// compress stores the slots of the hits, which become positions in the
+// list (kWord16Entries) once the batch is done, in no set order since
+// they are only counted.  (A second gather of each hit's entry, to
+// compare lengths, cost English 3% more.)  Any other equal key (a longer
+// word, or one on a longer word's slot) is checked one word at a time by
 // english_stop_word_index(): "ourselves", "themselves" and "yourselves"
 // are the only listed words of more than 8 bytes.
 //
@@ -43,7 +46,7 @@
 //
 // Worked example: the batch "the", "cat", "sat", "on", "the", "mat",
 // "quietly", "ourselves".  The keys of "the" (twice) and "on" equal their
-// slots' keys on slots of their lengths: three function words.
+// slots' keys, of words of their lengths: three function words.
 // "ourselves" (9 bytes) finds its slot's key too, and
 // english_stop_word_index() confirms it.  The other four lanes' hashes
 // are stored: "cat", "sat" and "mat" by the 1-3 formula, "quietly" by the
@@ -91,7 +94,7 @@ constexpr uint64_t kRrmxmx = 0x9FB21C651E98DF25ULL;
 constexpr uint64_t kAvalanche = 0x165667919E3779F9ULL;
 }  // namespace
 
-#define SIMHASH_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw")))
+#define SIMHASH_AVX512 __attribute__((target("avx512f,avx512dq,avx512bw,avx512cd")))
 
 namespace {
 SIMHASH_AVX512 inline __m512i broadcast(uint64_t v) { return _mm512_set1_epi64(int64_t(v)); }
@@ -161,7 +164,11 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
                                          uint64_t* hashes) noexcept {
     const __m512i even = _mm512_set_epi64(14, 12, 10, 8, 6, 4, 2, 0), odd = _mm512_set_epi64(15, 13, 11, 9, 7, 5, 3, 1);
     const __m512i all_ones = broadcast(~uint64_t{0}), eight = broadcast(8), sixty_four = broadcast(64);
-    size_t found = 0, hashed = 0;  // function words, hashes
+    static_assert(kLongStopWordCount == 3, "one comparison for each slot of a longer word");
+    const __m512i long_slot0 = broadcast(kWord16LongSlots[0]), long_slot1 = broadcast(kWord16LongSlots[1]),
+                  long_slot2 = broadcast(kWord16LongSlots[2]);
+    uint16_t slots[kWordBatch + 8];  // the function words' slots, whole vectors stored
+    size_t found = 0, hashed = 0;    // function words, hashes
     for (size_t base = 0; base < batch.count; base += 8) {
         const size_t left = batch.count - base;
         const __mmask8 valid = left >= 8 ? 0xFF : __mmask8((1u << left) - 1);
@@ -181,18 +188,24 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
         const __m512i slot = _mm512_srli_epi64(_mm512_mullo_epi64(key, broadcast(kWord16Multiplier)), 64 - kStopTableBits);
         const __m512i slot_key = _mm512_mask_i64gather_epi64(_mm512_setzero_si512(), valid, slot, kWord16Keys.data(), 8);
         const __mmask8 hit = _mm512_mask_cmpeq_epi64_mask(valid, slot_key, key);
-        const __m512i entry = _mm512_cvtepu32_epi64(
-            _mm512_mask_i64gather_epi32(_mm256_setzero_si256(), hit, slot, kWord16Entries.data(), 4));
-        const __mmask8 exact = _mm512_mask_cmpeq_epi64_mask(hit & ~longer, _mm512_srli_epi64(entry, 8), length);
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(function_words->index + found),
-                         _mm512_cvtepi64_epi8(_mm512_maskz_compress_epi64(exact, entry)));
+        const __mmask8 on_long_slot = _mm512_cmpeq_epi64_mask(slot, long_slot0) |
+                                      _mm512_cmpeq_epi64_mask(slot, long_slot1) |
+                                      _mm512_cmpeq_epi64_mask(slot, long_slot2);
+        // A word of up to 8 bytes is its key, unless it ends in zero bytes,
+        // which an empty slot's key or a shorter word's would match: its
+        // key's length in bytes must be its own.
+        const __m512i key_bytes = _mm512_sub_epi64(eight, _mm512_srli_epi64(_mm512_lzcnt_epi64(key), 3));
+        const __mmask8 exact = _mm512_mask_cmpeq_epi64_mask(hit & ~longer & ~on_long_slot, key_bytes, length);
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(slots + found),
+                         _mm512_cvtepi64_epi16(_mm512_maskz_compress_epi64(exact, slot)));
         found += size_t(__builtin_popcount(exact));
         __mmask8 others = valid & ~exact;
         for (unsigned check = hit & ~exact; check != 0; check &= check - 1) {  // rare: see above
             const int lane = __builtin_ctz(check);
-            const int index = english_stop_word_index(batch.bytes[base + lane], batch.lengths[base + lane]);
-            if (index >= 0) {
-                function_words->index[found++] = uint8_t(index);
+            if (english_stop_word_index(batch.bytes[base + lane], batch.lengths[base + lane]) >= 0) {
+                uint64_t lane_slots[8];
+                _mm512_storeu_si512(lane_slots, slot);
+                slots[found++] = uint16_t(lane_slots[lane]);  // the word is the one of its slot
                 others &= __mmask8(~(1u << lane));
             }
         }
@@ -200,6 +213,7 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
         _mm512_storeu_si512(hashes + hashed, _mm512_maskz_compress_epi64(others, xxh3_short(lo, tail, length)));
         hashed += size_t(__builtin_popcount(others));
     }
+    for (size_t i = 0; i < found; ++i) function_words->index[i] = uint8_t(kWord16Entries[slots[i]]);
     function_words->count = found;
     return hashed;
 }
@@ -219,7 +233,7 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
 // lasts 100100 (bits from byte 0); the first offsets are 0 and 3, the
 // last ones 2 and 5, and lane 0 combines 0xAD (last byte), 3 (length),
 // 0xE4 and 0xB8 into 0xB8E403AD.
-#define SIMHASH_AVX512_VBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512vbmi,avx512vbmi2")))
+#define SIMHASH_AVX512_VBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512cd,avx512vbmi,avx512vbmi2")))
 
 namespace {
 // Bytes 0..63.

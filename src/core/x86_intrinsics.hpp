@@ -22,13 +22,14 @@
 #if defined(__x86_64__)
 namespace simhash {
 namespace detail {
-// Whether the CPU and the operating system support AVX-512 F, BW and DQ,
-// which every AVX-512 version in the core may use; asked once.
+// Whether the CPU and the operating system support AVX-512 F, BW, DQ and
+// CD (every AVX-512 CPU since Skylake), which every AVX-512 version in the
+// core may use; asked once.
 inline bool cpu_has_avx512() noexcept {
     static const bool supported = [] {
         __builtin_cpu_init();
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
-               __builtin_cpu_supports("avx512dq");
+               __builtin_cpu_supports("avx512dq") && __builtin_cpu_supports("avx512cd");
     }();
     return supported;
 }
