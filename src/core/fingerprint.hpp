@@ -64,6 +64,19 @@ inline uint64_t feature_hash_1to3(const char* feature, size_t length) noexcept {
     return h ^ (h >> 32);
 }
 
+namespace detail {
+// The bits of a fingerprint from its sums (fingerprint.cpp, "The signs of
+// the 64 sums"): bit i is 1 when 2 * ones[i] > n (UnitVotes: ones[i] of n
+// hashes have bit i) or sums[i] > 0, and bit i of tie_break on a tie.  The
+// AVX-512 versions, for machines where signs_avx512_supported(), give the
+// same bits.
+uint64_t unit_signs_portable(const uint64_t ones[64], uint64_t n, uint64_t tie_break) noexcept;
+uint64_t unit_signs_avx512(const uint64_t ones[64], uint64_t n, uint64_t tie_break) noexcept;
+uint64_t double_signs_portable(const double sums[64], uint64_t tie_break) noexcept;
+uint64_t double_signs_avx512(const double sums[64], uint64_t tie_break) noexcept;
+bool signs_avx512_supported() noexcept;
+}  // namespace detail
+
 // The splitmix64 finalizer: decorrelates the tie-break word from the votes.
 constexpr uint64_t tie_mix(uint64_t hash) noexcept {
     hash = (hash ^ (hash >> 30)) * 0xbf58476d1ce4e5b9ULL;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstring>
 #include <limits>
 #include <map>
@@ -41,6 +42,29 @@ TEST(Fingerprint, ShortFeatureHashIsXxh3) {
         if (v < 256) {
             ASSERT_EQ(simhash::feature_hash_1to3(feature, 1), simhash::feature_hash(feature, 1)) << v;
         }
+    }
+}
+
+// The AVX-512 signs are the portable ones: sums above, below and at zero
+// (-0.0 too), every tie-break bit.
+TEST(Fingerprint, SignVersionsAgree) {
+    if (!simhash::detail::signs_avx512_supported()) {
+        std::printf("the AVX-512 signs not tested: this CPU has no AVX-512\n");
+        return;
+    }
+    std::mt19937_64 rng(64);
+    for (int trial = 0; trial < 20000; ++trial) {
+        const uint64_t n = rng() % 9, tie_break = rng();
+        uint64_t ones[64];
+        double sums[64];
+        for (int i = 0; i < 64; ++i) {
+            ones[i] = rng() % (n + 1);
+            sums[i] = std::vector<double>{-1.5, -0.0, 0.0, 0.0, 2.25, 1e-300, -1e300}[rng() % 7];
+        }
+        ASSERT_EQ(simhash::detail::unit_signs_avx512(ones, n, tie_break),
+                  simhash::detail::unit_signs_portable(ones, n, tie_break));
+        ASSERT_EQ(simhash::detail::double_signs_avx512(sums, tie_break),
+                  simhash::detail::double_signs_portable(sums, tie_break));
     }
 }
 
