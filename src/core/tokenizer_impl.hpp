@@ -29,11 +29,12 @@ private:
     size_t starts_[kMaxNgram] = {};
 };
 
-// tokenize() with its fast paths (the mixed tokenizer's ASCII words, common
-// Han characters and, in mixed 1, the bigrams of kana runs taken straight
-// from the text; the other characters of the BMP looked up in
-// BmpProperties, and the words they make up copied in one loop) or without
-// them, to test that they change nothing.
+// tokenize() with its fast paths (the mixed tokenizer's 64-byte blocks of
+// ASCII words and, in mixed 1, of ideographs and symbols; common Han
+// characters and, in mixed 1, the bigrams of kana runs taken straight from
+// the text; the other characters of the BMP looked up in BmpProperties,
+// and the words they make up copied in one loop) or without them, to test
+// that they change nothing.
 template <bool kFastPaths, class Sink, class Tick>
 void tokenize_text(const char* text, size_t length, TokenizerKind kind, int n, char* scratch, Sink&& sink,
                    Tick&& tick) {
