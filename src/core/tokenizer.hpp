@@ -84,7 +84,8 @@ constexpr bool kSinkTakesAnyOrder<Sink, std::void_t<decltype(std::remove_referen
     std::remove_reference_t<Sink>::kAnyOrder;
 
 // Calls sink(const char* feature, size_t feature_length) for every feature, in
-// text order (but see kSinkTakesAnyOrder).  Requires 1 <= n <= kMaxNgram and scratch of tokenizer_scratch_size(length).
+// text order (but see kSinkTakesAnyOrder).  Requires 1 <= n <= kMaxNgram
+// and scratch of tokenizer_scratch_size(length).
 // A sink that also takes an int is called as sink(feature, length, index):
 // in mixed mode index is the feature's position in kEnglishStopWords when it
 // is an English function word, else -1 (the lookup is the tokenizer's, which

@@ -230,7 +230,7 @@ SIMHASH_AVX512 size_t split_words_avx512(const WordBatch& batch, BatchFunctionWo
 // them, and xxh3_1to3() hashes the lanes.
 //
 // Worked example: a block that starts with "中文" has starts 1001 and
-// lasts 100100 (bits from byte 0); the first offsets are 0 and 3, the
+// lasts 001001 (bits from byte 0); the first offsets are 0 and 3, the
 // last ones 2 and 5, and lane 0 combines 0xAD (last byte), 3 (length),
 // 0xE4 and 0xB8 into 0xB8E403AD.
 #define SIMHASH_AVX512_VBMI __attribute__((target("avx512f,avx512dq,avx512bw,avx512cd,avx512vbmi,avx512vbmi2")))
