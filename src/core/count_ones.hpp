@@ -1,5 +1,5 @@
 // Counting the bits of many hashes: the inner loop of simhash(text)'s votes
-// (UnitVotes, rule 5's groups).  count_ones.cpp explains how.
+// (UnitVotes), and the tallies of rule 5's groups.  count_ones.cpp explains how.
 #pragma once
 
 #include <cstddef>
@@ -28,6 +28,17 @@ bool count_ones_avx2_supported() noexcept;
 // AVX-512 F, BW and DQ, only where the CPU has them (count_ones_avx512_supported()):
 uint64_t count_ones_avx512(const uint64_t* hashes, size_t n, uint64_t ones[64]) noexcept;
 bool count_ones_avx512_supported() noexcept;
+#endif
+
+// Each bit's tally, ones minus zeros, of hashes[0..n) (n below 2^31): the
+// groups of rule 5 (fingerprint.cpp), which are small, so no tie_mix() is
+// computed and no counts in memory are zeroed first.  Runs AVX-512 where
+// count_ones_avx512_supported(), else the portable loop; both give the
+// same tallies.
+void tally_bits(const uint64_t* hashes, size_t n, int32_t tally[64]) noexcept;
+void tally_bits_portable(const uint64_t* hashes, size_t n, int32_t tally[64]) noexcept;
+#if defined(__x86_64__)
+void tally_bits_avx512(const uint64_t* hashes, size_t n, int32_t tally[64]) noexcept;
 #endif
 
 }  // namespace detail

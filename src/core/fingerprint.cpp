@@ -359,14 +359,6 @@ struct Repeated {
 constexpr uint32_t kSmallCounts = 64;
 }  // namespace
 
-// Each bit's integer tally (ones minus zeros) of hashes [begin, end).
-static void tally_bits(const uint64_t* begin, const uint64_t* end, int32_t tally[64]) noexcept {
-    uint64_t ones[64] = {};
-    detail::count_ones(begin, size_t(end - begin), ones);
-    const int32_t n = int32_t(end - begin);
-    for (int b = 0; b < 64; ++b) tally[b] = 2 * int32_t(ones[b]) - n;
-}
-
 // Adds to sums the extra weight of the repeated features among the n
 // hashes of a text whose length exponent is exponent (see above).
 static void add_repeat_boost(const uint64_t* hashes, uint64_t n, double exponent, double sums[64]) noexcept {
@@ -420,7 +412,7 @@ static void add_repeat_boost(const uint64_t* hashes, uint64_t n, double exponent
     double capped_pow[kBoostCountCap + 1] = {};
     auto add_group = [&](const uint64_t* begin, const uint64_t* end, uint64_t tf) {
         int32_t tally[64];
-        tally_bits(begin, end, tally);
+        detail::tally_bits(begin, size_t(end - begin), tally);
         const uint64_t capped = std::min(tf, kBoostCountCap);
         if (capped_pow[capped] == 0.0) capped_pow[capped] = std::pow(double(capped), exponent);
         const double extra = double(tf) * capped_pow[capped] - double(tf);

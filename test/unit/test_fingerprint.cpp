@@ -380,6 +380,38 @@ TEST(Fingerprint, BitCountersCountEveryBit) {
     }
 }
 
+// Every version of tally_bits(), and tally_bits() itself, give each bit's
+// ones minus zeros, across the byte lanes' 255-hash blocks.
+TEST(Fingerprint, BitTalliesCountEveryBit) {
+    using TallyBits = void (*)(const uint64_t*, size_t, int32_t*) noexcept;
+    std::vector<std::pair<std::string, TallyBits>> versions = {{"chosen", simhash::detail::tally_bits},
+                                                               {"portable", simhash::detail::tally_bits_portable}};
+#if defined(__x86_64__)
+    if (simhash::detail::count_ones_avx512_supported())
+        versions.emplace_back("avx512", simhash::detail::tally_bits_avx512);
+    else
+        std::printf("tally_bits_avx512 not tested: this CPU has no AVX-512 (F, BW, DQ)\n");
+#endif
+    std::mt19937_64 rng(19);
+    for (const size_t n : {size_t{0}, size_t{1}, size_t{2}, size_t{3}, size_t{254}, size_t{255}, size_t{256},
+                           size_t{257}, size_t{510}, size_t{511}, size_t{1249}}) {
+        for (const int mode : {0, 1, 2}) {  // random bits; every bit set (lanes fill to 255); none set
+            std::vector<uint64_t> hashes(n);
+            for (uint64_t& h : hashes) h = mode == 0 ? rng() : mode == 1 ? ~uint64_t{0} : 0;
+            int32_t expected[64] = {};
+            for (const uint64_t h : hashes)
+                for (int b = 0; b < 64; ++b) expected[b] += ((h >> b) & 1) ? 1 : -1;
+            for (const auto& [name, tally_bits] : versions) {
+                int32_t tally[64];
+                for (int b = 0; b < 64; ++b) tally[b] = 1000 + b;  // overwritten, not added to
+                tally_bits(hashes.data(), n, tally);
+                for (int b = 0; b < 64; ++b)
+                    ASSERT_EQ(tally[b], expected[b]) << name << " " << n << " mode " << mode << " bit " << b;
+            }
+        }
+    }
+}
+
 // The function words' vote gives the same sums, to the bit, and the same
 // tie-break word in both versions, whatever words occur and how often.
 TEST(Fingerprint, FunctionWordVoteVersionsAgree) {
