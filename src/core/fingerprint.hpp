@@ -75,6 +75,11 @@ uint64_t unit_signs_avx512(const uint64_t ones[64], uint64_t n, uint64_t tie_bre
 uint64_t double_signs_portable(const double sums[64], uint64_t tie_break) noexcept;
 uint64_t double_signs_avx512(const double sums[64], uint64_t tie_break) noexcept;
 bool signs_avx512_supported() noexcept;
+// Rule 5's extra weight of a group (fingerprint.cpp): sums[b] += weight *
+// double(tally[b]), the product and the sum each rounded; the AVX-512
+// version, where signs_avx512_supported(), gives the same sums to the bit.
+void add_weighted_tally_portable(double sums[64], double weight, const int32_t tally[64]) noexcept;
+void add_weighted_tally_avx512(double sums[64], double weight, const int32_t tally[64]) noexcept;
 }  // namespace detail
 
 // The splitmix64 finalizer: decorrelates the tie-break word from the votes.
