@@ -55,7 +55,8 @@ static uint64_t signs_portable(const Sum sums[64], uint64_t tie_break) noexcept 
 }
 
 #if defined(__x86_64__)
-static bool signs_avx512() noexcept { return detail::cpu_has_avx512(); }
+// Whether this file's AVX-512 versions (the signs, rule 5's weighted tallies) run here.
+static bool use_avx512() noexcept { return detail::cpu_has_avx512(); }
 
 __attribute__((target("avx512f"))) static uint64_t unit_signs_avx512(const uint64_t ones[64], uint64_t n,
                                                                      uint64_t tie_break) noexcept {
@@ -83,7 +84,7 @@ __attribute__((target("avx512f"))) static uint64_t double_signs_avx512(const dou
     return fp;
 }
 #else
-static bool signs_avx512() noexcept { return false; }
+static bool use_avx512() noexcept { return false; }
 static uint64_t unit_signs_avx512(const uint64_t ones[64], uint64_t n, uint64_t tie_break) noexcept {
     return unit_signs_portable(ones, n, tie_break);
 }
@@ -105,11 +106,11 @@ uint64_t double_signs_portable(const double sums[64], uint64_t tie_break) noexce
 uint64_t double_signs_avx512(const double sums[64], uint64_t tie_break) noexcept {
     return simhash::double_signs_avx512(sums, tie_break);
 }
-bool signs_avx512_supported() noexcept { return signs_avx512(); }
+bool signs_avx512_supported() noexcept { return use_avx512(); }
 }  // namespace detail
 
 uint64_t UnitVotes::fingerprint() const noexcept {
-    return signs_avx512() ? unit_signs_avx512(ones_, features_, tie_break_)
+    return use_avx512() ? unit_signs_avx512(ones_, features_, tie_break_)
                           : unit_signs_portable(ones_, features_, tie_break_);
 }
 
@@ -150,7 +151,7 @@ void add_weighted_tally_avx512(double sums[64], double weight, const int32_t tal
 }  // namespace detail
 
 static void add_weighted_tally(double sums[64], double weight, const int32_t tally[64]) noexcept {
-    if (signs_avx512())
+    if (use_avx512())
         add_weighted_tally_avx512(sums, weight, tally);
     else
         add_weighted_tally_portable(sums, weight, tally);
@@ -159,7 +160,7 @@ static void add_weighted_tally(double sums[64], double weight, const int32_t tal
 static uint64_t signs(const int64_t sums[64], uint64_t tie_break) noexcept { return signs_portable(sums, tie_break); }
 
 static uint64_t signs(const double sums[64], uint64_t tie_break) noexcept {
-    return signs_avx512() ? double_signs_avx512(sums, tie_break) : signs_portable(sums, tie_break);
+    return use_avx512() ? double_signs_avx512(sums, tie_break) : signs_portable(sums, tie_break);
 }
 
 void UnitVotes::sums(double out[64]) const noexcept {
